@@ -1,0 +1,46 @@
+# goce-warc: the targets a user and CI run. `make help` lists them.
+SHELL := bash
+CARGO ?= cargo
+SHARED ?= ../shared
+PYTHON ?= .venv/bin/python
+BIN := target/release/goce-warc
+BENCH_WARC := target/data/bench.warc.gz
+
+.PHONY: help setup build test eval eval-warcs bench bench-data sample-warcs demo clean
+
+help:  ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
+
+setup:  ## Install everything (system packages, Python check tools) and build
+	bash scripts/setup.sh
+
+build:  ## Release build of the binary
+	$(CARGO) build --release --locked
+
+test:  ## All unit and integration tests (over the project's own fixtures)
+	$(CARGO) test --release --locked
+
+eval: eval-warcs  ## Data-driven checks over ../shared/data
+
+eval-warcs: build  ## Every real WARC file in ../shared/data/warc, and the 1,678-page WCXB+Scrapinghub WARC
+	$(PYTHON) scripts/eval_warcs.py --binary $(BIN) --shared $(SHARED)
+
+bench-data: $(BENCH_WARC)  ## Build the benchmark WARC (WCXB-dev + Scrapinghub, 451 MB uncompressed)
+
+$(BENCH_WARC):
+	mkdir -p $(dir $@)
+	python3 $(SHARED)/tools/make_warc.py $(SHARED)/data/wcxb-dev $(SHARED)/data/scrapinghub -o $@
+
+bench: bench-data  ## WARC read throughput on one core (criterion), then end-to-end process timing
+	GOCE_BENCH_WARC=$(BENCH_WARC) $(CARGO) bench --locked --bench warc_read
+	$(CARGO) build --release --locked
+	bash scripts/bench_process.sh $(BENCH_WARC)
+
+sample-warcs:  ## Regenerate sample-warcs/ from tests/fixtures/pages
+	python3 scripts/make_sample_warcs.py --pages tests/fixtures/pages --out sample-warcs
+
+demo: build  ## The quick start: process the sample WARCs into parquet/
+	$(BIN) process sample-warcs/*.warc* --out parquet/ --overwrite
+
+clean:
+	rm -rf parquet target/eval

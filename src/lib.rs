@@ -1,0 +1,11 @@
+//! goce-warc: Common Crawl WARC archives to clean, genre-labelled text in Parquet.
+//!
+//! The modules follow the data flow, one stage each:
+//! [`warc`] (records) → [`page`] (decoded HTML pages) → [`extract`] (text) →
+//! [`output`] (Parquet shards and manifests), driven by [`pipeline`].
+
+pub mod extract;
+pub mod output;
+pub mod page;
+pub mod pipeline;
+pub mod warc;

@@ -1,0 +1,167 @@
+//! Parquet shards: zstd, written under a temporary name and renamed when complete,
+//! with the SHA-256 of each file computed while it is written.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use arrow_schema::SchemaRef;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use sha2::{Digest, Sha256};
+
+use super::schema::{Row, schema, to_batch};
+use super::OutputError;
+
+/// Rows per Arrow batch handed to the Parquet writer.
+const BATCH_ROWS: usize = 1024;
+/// Rows per Parquet row group: big enough for good compression, small enough that a
+/// reader can skip parts of a shard.
+const ROW_GROUP_ROWS: usize = 8192;
+/// ... and at most this many bytes in memory before it is flushed.
+const ROW_GROUP_BYTES: usize = 64 << 20;
+const ZSTD_LEVEL: i32 = 3;
+
+/// A finished shard, as the manifest lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ShardInfo {
+    pub file: String,
+    pub rows: u64,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// Writes the rows of one input as `<stem>.part-NNNNN.parquet` files in `dir`.
+pub struct ShardWriter {
+    dir: PathBuf,
+    stem: String,
+    rows_per_shard: usize,
+    schema: SchemaRef,
+    pending: Vec<Row>,
+    current: Option<OpenShard>,
+    finished: Vec<ShardInfo>,
+}
+
+struct OpenShard {
+    writer: ArrowWriter<HashingWriter>,
+    temp_path: PathBuf,
+    final_name: String,
+    rows: u64,
+}
+
+impl ShardWriter {
+    pub fn new(dir: &Path, stem: &str, rows_per_shard: usize) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            stem: stem.to_string(),
+            rows_per_shard: rows_per_shard.max(1),
+            schema: schema(),
+            pending: Vec::with_capacity(BATCH_ROWS),
+            current: None,
+            finished: Vec::new(),
+        }
+    }
+
+    pub fn shard_name(stem: &str, index: usize) -> String {
+        format!("{stem}.part-{index:05}.parquet")
+    }
+
+    pub fn push(&mut self, row: Row) -> Result<(), OutputError> {
+        self.pending.push(row);
+        let room = self.rows_per_shard as u64 - self.current.as_ref().map_or(0, |s| s.rows);
+        if self.pending.len() >= BATCH_ROWS || self.pending.len() as u64 >= room {
+            self.write_pending()?;
+        }
+        Ok(())
+    }
+
+    fn write_pending(&mut self) -> Result<(), OutputError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        if self.current.is_none() {
+            self.current = Some(self.open_shard()?);
+        }
+        let batch = to_batch(&self.pending, &self.schema)?;
+        self.pending.clear();
+        let full = match self.current.as_mut() {
+            Some(shard) => {
+                shard.writer.write(&batch)?;
+                shard.rows += batch.num_rows() as u64;
+                shard.rows >= self.rows_per_shard as u64
+            }
+            None => false,
+        };
+        if full {
+            self.close_shard()?;
+        }
+        Ok(())
+    }
+
+    fn open_shard(&self) -> Result<OpenShard, OutputError> {
+        let final_name = Self::shard_name(&self.stem, self.finished.len());
+        let temp_path = self.dir.join(format!(".{final_name}.tmp-{}", std::process::id()));
+        let file = File::create(&temp_path).map_err(|e| OutputError::io(&temp_path, e))?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL)?))
+            .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+            .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
+            .set_created_by(format!("goce-warc {}", env!("CARGO_PKG_VERSION")))
+            .build();
+        let sink = HashingWriter { inner: BufWriter::with_capacity(1 << 20, file), hasher: Sha256::new(), bytes: 0 };
+        let writer = ArrowWriter::try_new(sink, self.schema.clone(), Some(props))?;
+        Ok(OpenShard { writer, temp_path, final_name, rows: 0 })
+    }
+
+    fn close_shard(&mut self) -> Result<(), OutputError> {
+        let Some(shard) = self.current.take() else { return Ok(()) };
+        let OpenShard { writer, temp_path, final_name, rows } = shard;
+        let sink = writer.into_inner()?;
+        let HashingWriter { inner, hasher, bytes } = sink;
+        let file = inner.into_inner().map_err(|e| OutputError::io(&temp_path, e.into_error()))?;
+        file.sync_all().map_err(|e| OutputError::io(&temp_path, e))?;
+        let final_path = self.dir.join(&final_name);
+        std::fs::rename(&temp_path, &final_path).map_err(|e| OutputError::io(&final_path, e))?;
+        self.finished.push(ShardInfo { file: final_name, rows, bytes, sha256: hex(&hasher.finalize()) });
+        Ok(())
+    }
+
+    /// Writes what is left and returns every shard written.
+    pub fn finish(mut self) -> Result<Vec<ShardInfo>, OutputError> {
+        self.write_pending()?;
+        self.close_shard()?;
+        Ok(std::mem::take(&mut self.finished))
+    }
+
+    /// Drops the shard being written (its temporary file is removed).
+    pub fn abandon(mut self) -> Vec<ShardInfo> {
+        if let Some(shard) = self.current.take() {
+            let _ = std::fs::remove_file(&shard.temp_path);
+        }
+        std::mem::take(&mut self.finished)
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+struct HashingWriter {
+    inner: BufWriter<File>,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl Write for HashingWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}

@@ -1,0 +1,132 @@
+//! Helpers for tests that run the real binary, as a user would from a terminal.
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use arrow_array::{Array, Int32Array, Int64Array, StringArray};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_goce-warc"))
+}
+
+pub fn project_file(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+pub fn samples() -> Vec<PathBuf> {
+    ["sample-warcs/articles.warc.gz", "sample-warcs/listings.warc.gz", "sample-warcs/encodings.warc"]
+        .iter()
+        .map(|p| project_file(p))
+        .collect()
+}
+
+/// Runs `goce-warc process ARGS... --out OUT -q` and returns its output.
+pub fn process(out: &Path, args: &[&str]) -> Output {
+    let mut cmd = bin();
+    cmd.arg("process").args(args).arg("--out").arg(out).arg("--quiet").stdin(Stdio::null());
+    cmd.output().expect("the goce-warc binary runs")
+}
+
+pub fn process_paths(out: &Path, inputs: &[PathBuf], extra: &[&str]) -> Output {
+    let mut args: Vec<&str> = inputs.iter().map(|p| p.to_str().expect("utf-8 path")).collect();
+    args.extend_from_slice(extra);
+    process(out, &args)
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The columns the tests look at, read back with the parquet crate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestRow {
+    pub url: String,
+    pub title: Option<String>,
+    pub text: String,
+    pub charset: String,
+    pub extractor: String,
+    pub genre: Option<String>,
+    pub http_status: i32,
+    pub warc_offset: Option<i64>,
+    pub warc_record_id: Option<String>,
+    pub warc_file: String,
+}
+
+pub fn read_shard(path: &Path) -> Vec<TestRow> {
+    let file = File::open(path).expect("shard opens");
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file).expect("valid parquet").build().expect("reader");
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.expect("batch");
+        let strings = |name: &str| {
+            batch.column_by_name(name).and_then(|c| c.as_any().downcast_ref::<StringArray>()).cloned().expect(name)
+        };
+        let (url, title, text, charset, extractor, genre, id, file) = (
+            strings("url"), strings("title"), strings("text"), strings("charset"), strings("extractor"),
+            strings("genre"), strings("warc_record_id"), strings("warc_file"),
+        );
+        let status = batch.column_by_name("http_status").and_then(|c| c.as_any().downcast_ref::<Int32Array>()).cloned().expect("status");
+        let offset = batch.column_by_name("warc_offset").and_then(|c| c.as_any().downcast_ref::<Int64Array>()).cloned().expect("offset");
+        let opt = |a: &StringArray, i: usize| (!a.is_null(i)).then(|| a.value(i).to_string());
+        for i in 0..batch.num_rows() {
+            rows.push(TestRow {
+                url: url.value(i).to_string(),
+                title: opt(&title, i),
+                text: text.value(i).to_string(),
+                charset: charset.value(i).to_string(),
+                extractor: extractor.value(i).to_string(),
+                genre: opt(&genre, i),
+                http_status: status.value(i),
+                warc_offset: (!offset.is_null(i)).then(|| offset.value(i)),
+                warc_record_id: opt(&id, i),
+                warc_file: file.value(i).to_string(),
+            });
+        }
+    }
+    rows
+}
+
+pub fn shard_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("out dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    files.sort();
+    files
+}
+
+pub fn read_all_rows(dir: &Path) -> Vec<TestRow> {
+    shard_files(dir).iter().flat_map(|p| read_shard(p)).collect()
+}
+
+pub fn manifest(dir: &Path, stem: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join(format!("{stem}.manifest.json"))).expect("manifest exists");
+    serde_json::from_str(&text).expect("manifest is JSON")
+}
+
+/// Splits a member-per-record gzip file into its members.
+pub fn gzip_members(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut members = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let mut decoder = flate2::bufread::GzDecoder::new(rest);
+        std::io::copy(&mut decoder, &mut std::io::sink()).expect("valid member");
+        let left = decoder.into_inner().len();
+        let used = rest.len() - left;
+        members.push(rest[..used].to_vec());
+        rest = &rest[used..];
+    }
+    members
+}
+
+pub fn gunzip(member: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(member).read_to_end(&mut out).expect("valid member");
+    out
+}

@@ -1,0 +1,206 @@
+//! `goce-warc process` as a user runs it: sample WARCs in, Parquet and manifests out.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use sha2::{Digest, Sha256};
+
+#[derive(serde::Deserialize)]
+struct Gold {
+    url: String,
+    title: String,
+    must_contain: Vec<String>,
+    must_not_contain: Vec<String>,
+}
+
+fn fixture_golds() -> Vec<Gold> {
+    let mut golds = Vec::new();
+    for entry in std::fs::read_dir(project_file("tests/fixtures/pages")).unwrap().flatten() {
+        let path = entry.path();
+        let is_page_gold = path.extension().is_some_and(|e| e == "json") && path.with_extension("html").exists();
+        if is_page_gold {
+            golds.push(serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap());
+        }
+    }
+    assert_eq!(golds.len(), 12, "twelve handwritten pages");
+    golds
+}
+
+#[test]
+fn sample_warcs_give_one_row_per_html_page_with_visible_text() {
+    let out = tempfile::tempdir().unwrap();
+    let run = process_paths(out.path(), &samples(), &[]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let rows = read_all_rows(out.path());
+    assert_eq!(rows.len(), 15, "12 pages + 3 encoding variants; the redirect, robots.txt and PNG are not pages");
+
+    for gold in fixture_golds() {
+        let row = rows.iter().find(|r| r.url == gold.url).unwrap_or_else(|| panic!("{} missing", gold.url));
+        assert_eq!(row.title.as_deref(), Some(gold.title.as_str()));
+        for phrase in &gold.must_contain {
+            assert!(row.text.contains(phrase.as_str()), "{}: {phrase:?} missing", gold.url);
+        }
+        for phrase in &gold.must_not_contain {
+            assert!(!row.text.contains(phrase.as_str()), "{}: hidden {phrase:?} leaked", gold.url);
+        }
+        assert_eq!((row.extractor.as_str(), row.genre.as_deref(), row.http_status), ("all-text", None, 200));
+        assert!(row.warc_record_id.as_deref().is_some_and(|id| id.starts_with("<urn:uuid:")));
+        assert!(row.warc_offset.is_some());
+    }
+}
+
+#[test]
+fn charsets_and_raw_encodings_are_decoded() {
+    #[derive(serde::Deserialize)]
+    struct Variant {
+        url: String,
+        must_contain: Vec<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Variants {
+        pages: Vec<Variant>,
+    }
+    let sidecar = std::fs::read_to_string(project_file("tests/fixtures/pages/encodings.json")).unwrap();
+    let variants: Variants = serde_json::from_str(&sidecar).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let run = process_paths(out.path(), &[project_file("sample-warcs/encodings.warc")], &[]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let rows = read_all_rows(out.path());
+    assert_eq!(rows.len(), 3);
+    for variant in &variants.pages {
+        let row = rows.iter().find(|r| r.url == variant.url).unwrap();
+        for phrase in &variant.must_contain {
+            assert!(row.text.contains(phrase.as_str()), "{}: {phrase:?} missing from {:?}", row.url, row.text);
+        }
+    }
+    let charsets: Vec<&str> = rows.iter().map(|r| r.charset.as_str()).collect();
+    assert_eq!(charsets, ["windows-1252", "UTF-8", "windows-1251"]);
+}
+
+#[test]
+fn offsets_point_at_the_gzip_member_of_each_record() {
+    let out = tempfile::tempdir().unwrap();
+    let input = project_file("sample-warcs/articles.warc.gz");
+    assert!(process_paths(out.path(), std::slice::from_ref(&input), &[]).status.success());
+    let bytes = std::fs::read(&input).unwrap();
+    for row in read_all_rows(out.path()) {
+        let offset = usize::try_from(row.warc_offset.unwrap()).unwrap();
+        let member = gzip_members(&bytes[offset..]).remove(0);
+        let record = String::from_utf8_lossy(&gunzip(&member)).into_owned();
+        assert!(record.contains(&format!("WARC-Target-URI: {}", row.url)), "offset {offset} is not {}", row.url);
+    }
+}
+
+#[test]
+fn manifest_marks_an_input_done_and_a_rerun_skips_it() {
+    let out = tempfile::tempdir().unwrap();
+    let input = vec![project_file("sample-warcs/listings.warc.gz")];
+    assert!(process_paths(out.path(), &input, &[]).status.success());
+    let manifest = manifest(out.path(), "listings");
+    assert_eq!(manifest["counts"]["pages"], 6);
+    assert_eq!(manifest["counts"]["filtered"]["http_status"], 1);
+    assert_eq!(manifest["counts"]["filtered"]["not_html"], 2);
+    assert_eq!(manifest["compression"], "gzip");
+
+    let shard = out.path().join("listings.part-00000.parquet");
+    let before = std::fs::metadata(&shard).unwrap().modified().unwrap();
+    let stats = out.path().join("stats.json");
+    let again = process_paths(out.path(), &input, &["--stats", stats.to_str().unwrap()]);
+    assert!(again.status.success());
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(summary["inputs_already_done"], 1);
+    assert_eq!(std::fs::metadata(&shard).unwrap().modified().unwrap(), before, "untouched");
+
+    assert!(process_paths(out.path(), &input, &["--overwrite"]).status.success());
+    assert_eq!(read_all_rows(out.path()).len(), 6, "redone, not duplicated");
+}
+
+#[test]
+fn a_rerun_after_a_crash_removes_partial_output_first() {
+    let out = tempfile::tempdir().unwrap();
+    // What a killed run leaves: a finished shard and a temporary one, no manifest.
+    std::fs::write(out.path().join("articles.part-00003.parquet"), b"stale").unwrap();
+    std::fs::write(out.path().join(".articles.part-00004.parquet.tmp-999"), b"partial").unwrap();
+    let run = process_paths(out.path(), &[project_file("sample-warcs/articles.warc.gz")], &[]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let names: Vec<String> = std::fs::read_dir(out.path()).unwrap().flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let mut names = names;
+    names.sort();
+    assert_eq!(names, ["articles.manifest.json", "articles.part-00000.parquet"]);
+}
+
+#[test]
+fn rows_per_shard_splits_an_input_and_the_manifest_checksums_match() {
+    let out = tempfile::tempdir().unwrap();
+    let run = process_paths(out.path(), &[project_file("sample-warcs/articles.warc.gz")], &["--rows-per-shard", "4"]);
+    assert!(run.status.success());
+    let manifest = manifest(out.path(), "articles");
+    let shards = manifest["shards"].as_array().unwrap();
+    assert_eq!(shards.len(), 2);
+    let rows: Vec<u64> = shards.iter().map(|s| s["rows"].as_u64().unwrap()).collect();
+    assert_eq!(rows, [4, 2]);
+    for shard in shards {
+        let bytes = std::fs::read(out.path().join(shard["file"].as_str().unwrap())).unwrap();
+        let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(shard["sha256"].as_str().unwrap(), digest);
+        assert_eq!(shard["bytes"].as_u64().unwrap(), bytes.len() as u64);
+    }
+}
+
+#[test]
+fn standard_input_and_paths_lists_are_inputs_too() {
+    let out = tempfile::tempdir().unwrap();
+    let mut cmd = bin();
+    let stdin = std::fs::File::open(project_file("sample-warcs/articles.warc.gz")).unwrap();
+    let run = cmd.args(["process", "-", "-q", "--out"]).arg(out.path()).stdin(stdin).output().unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert_eq!(manifest(out.path(), "stdin")["counts"]["pages"], 6);
+    assert!(read_all_rows(out.path()).iter().all(|r| r.warc_file == "-"));
+
+    let list_dir = tempfile::tempdir().unwrap();
+    let list = list_dir.path().join("warc.paths");
+    std::fs::write(&list, "sample-warcs/listings.warc.gz\nsample-warcs/encodings.warc\n").unwrap();
+    let prefix = project_file("");
+    let run = process(out.path(), &["--paths", list.to_str().unwrap(), "--prefix", prefix.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert_eq!(manifest(out.path(), "listings")["counts"]["pages"], 6);
+    assert_eq!(manifest(out.path(), "encodings")["counts"]["pages"], 3);
+}
+
+#[test]
+fn a_missing_input_is_named_and_the_other_inputs_still_finish() {
+    let out = tempfile::tempdir().unwrap();
+    let missing = PathBuf::from("/nonexistent/CC-MAIN-missing.warc.gz");
+    let run = process_paths(out.path(), &[missing, project_file("sample-warcs/articles.warc.gz")], &[]);
+    assert_eq!(run.status.code(), Some(1), "an input failed outright");
+    assert!(stderr(&run).contains("/nonexistent/CC-MAIN-missing.warc.gz"), "{}", stderr(&run));
+    assert_eq!(manifest(out.path(), "articles")["counts"]["pages"], 6);
+    assert!(!out.path().join("CC-MAIN-missing.manifest.json").exists());
+}
+
+#[test]
+fn an_unwritable_output_directory_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_a_dir = dir.path().join("a-file");
+    std::fs::write(&not_a_dir, b"x").unwrap();
+    let run = process_paths(&not_a_dir.join("out"), &samples(), &[]);
+    assert_eq!(run.status.code(), Some(1));
+    let err = stderr(&run);
+    assert!(err.contains("output directory") && err.contains("a-file"), "{err}");
+}
+
+#[test]
+fn help_explains_every_flag() {
+    let help = bin().args(["process", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    for flag in ["--out", "--paths", "--prefix", "--rows-per-shard", "--overwrite", "--threads", "--status",
+        "--any-status", "--extractor", "--max-record-bytes", "--max-html-bytes", "--max-text-bytes",
+        "--max-elements", "--max-page-ms", "--quiet", "--stats", "--verbose"] {
+        assert!(text.contains(flag), "{flag} not in --help");
+    }
+    let usage = bin().args(["process"]).output().unwrap();
+    assert_eq!(usage.status.code(), Some(2), "missing --out is a usage error");
+}
