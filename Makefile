@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test eval eval-warcs bench bench-data sample-warcs demo clean
+.PHONY: help setup build test eval eval-warcs eval-extraction bench bench-data sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -20,7 +20,7 @@ build:  ## Release build of the binary
 test:  ## All unit and integration tests (over the project's own fixtures)
 	$(CARGO) test --release --locked
 
-eval: eval-warcs  ## Data-driven checks over ../shared/data
+eval: eval-warcs eval-extraction  ## Data-driven checks over ../shared/data
 
 eval-warcs: build  ## Every real WARC file in ../shared/data/warc, and the 1,678-page WCXB+Scrapinghub WARC
 	$(PYTHON) scripts/eval_warcs.py --binary $(BIN) --shared $(SHARED)
@@ -44,3 +44,6 @@ demo: build  ## The quick start: process the sample WARCs into parquet/
 
 clean:
 	rm -rf parquet target/eval
+
+eval-extraction: build  ## Extraction quality on WCXB-dev (the paper's Table 2 shape; report in target/eval/extraction.json)
+	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --split held-out --json target/eval/extraction.json

@@ -4,6 +4,8 @@
 //! [`warc`] (records) → [`page`] (decoded HTML pages) → [`extract`] (text) →
 //! [`output`] (Parquet shards and manifests), driven by [`pipeline`].
 
+pub mod dom;
+pub mod eval;
 pub mod extract;
 pub mod output;
 pub mod page;

@@ -288,7 +288,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
             return Processed::Skipped(e.name());
         }
     };
-    let extraction = match config.extractor.extract(&page.html, &config.extract_limits) {
+    let extraction = match config.extractor.extract(&page.html, None, &config.extract_limits) {
         Ok(e) => e,
         Err(e) => {
             tracing::debug!(url = %page.url, "extraction failed: {e}");
@@ -306,7 +306,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         html_bytes: i64::try_from(page.html_bytes).unwrap_or(i64::MAX),
         title: extraction.title,
         page_type: None,
-        genre: None,
+        genre: extraction.genre.map(|g| g.name().to_string()),
         genre_confidence: None,
         extractor: config.extractor.name().to_string(),
         text: extraction.text,

@@ -1,0 +1,218 @@
+//! Stage 3, the DOM: html5ever parses a page into an arena tree that the extractors
+//! (and later the renderer and the classifier) share. Nodes are indices into one `Vec`,
+//! so the tree is cheap to build, to walk and to send between threads.
+
+mod sink;
+
+use std::time::{Duration, Instant};
+
+use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::{LocalName, QualName, local_name};
+
+pub use sink::ArenaSink;
+
+pub type NodeId = usize;
+
+/// The document node is always node 0.
+pub const DOCUMENT: NodeId = 0;
+
+#[derive(Debug, Clone)]
+pub enum NodeData {
+    Document,
+    Element(Element),
+    Text(String),
+    /// Comments, doctypes, processing instructions: kept in the tree, never read.
+    Other,
+}
+
+#[derive(Debug, Clone)]
+pub struct Element {
+    pub name: QualName,
+    pub attrs: Vec<(LocalName, String)>,
+}
+
+impl Element {
+    pub fn tag(&self) -> &str {
+        &self.name.local
+    }
+
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs.iter().find(|(n, _)| &**n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The class attribute, as written (trimmed); empty when absent.
+    pub fn class(&self) -> &str {
+        self.attr("class").map_or("", str::trim)
+    }
+
+    pub fn is(&self, name: &LocalName) -> bool {
+        self.name.local == *name
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub parent: Option<NodeId>,
+    pub children: Vec<NodeId>,
+    pub data: NodeData,
+}
+
+impl Node {
+    pub fn element(&self) -> Option<&Element> {
+        match &self.data {
+            NodeData::Element(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Dom {
+    pub nodes: Vec<Node>,
+}
+
+/// Bounds on parsing one page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DomLimits {
+    pub max_elements: usize,
+    pub deadline: Option<Instant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DomError {
+    #[error("the page has more than {0} elements")]
+    TooManyElements(usize),
+    #[error("parsing took too long")]
+    TimeLimit,
+}
+
+/// Bytes handed to the parser at a time, between checks of the limits.
+const PARSE_CHUNK: usize = 64 << 10;
+
+impl Dom {
+    pub fn parse(html: &str, limits: DomLimits) -> Result<Self, DomError> {
+        let sink = ArenaSink::new(limits.max_elements);
+        let mut parser = html5ever::parse_document(sink, Default::default());
+        let mut rest = html;
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(PARSE_CHUNK);
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            parser.process(StrTendril::from_slice(&rest[..cut]));
+            rest = &rest[cut..];
+            if parser.tokenizer.sink.sink.exceeded() {
+                return Err(DomError::TooManyElements(limits.max_elements));
+            }
+            if limits.deadline.is_some_and(|d| Instant::now() > d) {
+                return Err(DomError::TimeLimit);
+            }
+        }
+        if parser.tokenizer.sink.sink.exceeded() {
+            return Err(DomError::TooManyElements(limits.max_elements));
+        }
+        Ok(parser.finish())
+    }
+
+    /// Parses without limits (tests, single pages).
+    pub fn parse_unbounded(html: &str) -> Self {
+        Self::parse(html, DomLimits { max_elements: usize::MAX, deadline: None }).unwrap_or_else(|_| Self::empty())
+    }
+
+    pub fn empty() -> Self {
+        Self { nodes: vec![Node { parent: None, children: Vec::new(), data: NodeData::Document }] }
+    }
+
+    pub fn element(&self, id: NodeId) -> Option<&Element> {
+        self.nodes.get(id).and_then(Node::element)
+    }
+
+    pub fn children(&self, id: NodeId) -> &[NodeId] {
+        self.nodes.get(id).map_or(&[], |n| n.children.as_slice())
+    }
+
+    /// Element children only.
+    pub fn element_children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.children(id).iter().copied().filter(|&c| self.element(c).is_some())
+    }
+
+    /// The first element with this tag, in document order.
+    pub fn find(&self, tag: &LocalName) -> Option<NodeId> {
+        self.descendants(DOCUMENT).find(|&id| self.element(id).is_some_and(|e| e.is(tag)))
+    }
+
+    pub fn html(&self) -> Option<NodeId> {
+        self.element_children(DOCUMENT).next()
+    }
+
+    pub fn body(&self) -> Option<NodeId> {
+        let html = self.html()?;
+        self.element_children(html).find(|&c| self.element(c).is_some_and(|e| e.is(&local_name!("body"))))
+    }
+
+    /// `id` and everything under it, in document order.
+    pub fn descendants(&self, id: NodeId) -> Descendants<'_> {
+        Descendants { dom: self, stack: vec![id] }
+    }
+
+    /// The document's `<title>` text, whitespace collapsed.
+    pub fn title(&self) -> Option<String> {
+        let head = self.html().and_then(|h| self.element_children(h).find(|&c| self.element(c).is_some_and(|e| e.is(&local_name!("head")))))?;
+        let title = self.element_children(head).find(|&c| self.element(c).is_some_and(|e| e.is(&local_name!("title"))))?;
+        let mut text = String::new();
+        for id in self.descendants(title) {
+            if let NodeData::Text(t) = &self.nodes[id].data {
+                text.push_str(t);
+            }
+        }
+        let title = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        (!title.is_empty()).then_some(title)
+    }
+}
+
+pub struct Descendants<'a> {
+    dom: &'a Dom,
+    stack: Vec<NodeId>,
+}
+
+impl Iterator for Descendants<'_> {
+    type Item = NodeId;
+
+    fn next(&mut self) -> Option<NodeId> {
+        let id = self.stack.pop()?;
+        self.stack.extend(self.dom.children(id).iter().rev());
+        Some(id)
+    }
+}
+
+/// Deadline for one page's work starting now.
+pub fn deadline_after(budget: Duration) -> Option<Instant> {
+    Instant::now().checked_add(budget)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_into_an_arena_with_implied_elements() {
+        let dom = Dom::parse_unbounded("<title>T</title><p class=' a b '>one<p>two &amp; three");
+        assert_eq!(dom.title().as_deref(), Some("T"));
+        let body = dom.body().unwrap();
+        let paragraphs: Vec<NodeId> = dom.element_children(body).collect();
+        assert_eq!(paragraphs.len(), 2, "the second <p> closes the first");
+        assert_eq!(dom.element(paragraphs[0]).unwrap().class(), "a b");
+        let texts: Vec<&str> = dom.descendants(body).filter_map(|id| match &dom.nodes[id].data {
+            NodeData::Text(t) => Some(t.as_str()),
+            _ => None,
+        }).collect();
+        assert_eq!(texts, ["one", "two & three"]);
+    }
+
+    #[test]
+    fn element_limit_stops_the_parse() {
+        let html = "<div>x</div>".repeat(5000);
+        let limits = DomLimits { max_elements: 1000, deadline: None };
+        assert_eq!(Dom::parse(&html, limits).unwrap_err(), DomError::TooManyElements(1000));
+    }
+}

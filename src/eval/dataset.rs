@@ -1,0 +1,156 @@
+//! Evaluation datasets: WCXB folders (`html/ID.html.gz` + `ground-truth/ID.json`) and
+//! the Scrapinghub article benchmark (`html/ID.html.gz` + `ground-truth.json`).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::EvalError;
+use crate::extract::Genre;
+
+/// One page with its gold.
+#[derive(Debug, Clone)]
+pub struct GoldPage {
+    pub id: String,
+    pub html_path: PathBuf,
+    pub url: String,
+    pub page_type: String,
+    pub genre: Genre,
+    pub main_content: String,
+    pub with: Vec<String>,
+    pub without: Vec<String>,
+    /// Held aside from tuning: every fifth page by id.
+    pub held_out: bool,
+}
+
+impl GoldPage {
+    pub fn read_html(&self) -> Result<String, EvalError> {
+        let bytes = std::fs::read(&self.html_path).map_err(|e| EvalError::io(&self.html_path, e))?;
+        let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+            let mut out = Vec::new();
+            flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut out).map_err(|e| EvalError::io(&self.html_path, e))?;
+            out
+        } else {
+            bytes
+        };
+        Ok(crate::page::charset::decode(&bytes, None, Some(&self.url)).text)
+    }
+}
+
+/// Pages whose id is a multiple of five (or, for non-numeric ids, every fifth in
+/// sorted order) are held aside from tuning.
+fn held_out(id: &str, index: usize) -> bool {
+    id.parse::<u64>().map_or(index % 5 == 4, |n| n % 5 == 0)
+}
+
+pub fn load(dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
+    let gt_dir = dir.join("ground-truth");
+    let gt_file = dir.join("ground-truth.json");
+    if gt_dir.is_dir() {
+        load_wcxb(dir, &gt_dir)
+    } else if gt_file.is_file() {
+        load_scrapinghub(dir, &gt_file)
+    } else {
+        Err(EvalError::Dataset(format!(
+            "{}: neither a WCXB folder (ground-truth/) nor a Scrapinghub one (ground-truth.json)",
+            dir.display()
+        )))
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct WcxbGold {
+    url: Option<String>,
+    #[serde(rename = "_internal")]
+    internal: Option<WcxbInternal>,
+    ground_truth: WcxbTruth,
+}
+
+#[derive(serde::Deserialize)]
+struct WcxbInternal {
+    page_type: Option<WcxbPageType>,
+}
+
+#[derive(serde::Deserialize)]
+struct WcxbPageType {
+    primary: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct WcxbTruth {
+    #[serde(default)]
+    main_content: String,
+    #[serde(default)]
+    with: Vec<String>,
+    #[serde(default)]
+    without: Vec<String>,
+}
+
+fn load_wcxb(dir: &Path, gt_dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
+    let mut names: Vec<String> = std::fs::read_dir(gt_dir)
+        .map_err(|e| EvalError::io(gt_dir, e))?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    let mut pages = Vec::new();
+    for (index, name) in names.iter().enumerate() {
+        let id = name.trim_end_matches(".json").to_string();
+        let html_path = dir.join("html").join(format!("{id}.html.gz"));
+        if !html_path.exists() {
+            continue;
+        }
+        let path = gt_dir.join(name);
+        let text = std::fs::read_to_string(&path).map_err(|e| EvalError::io(&path, e))?;
+        let gold: WcxbGold = serde_json::from_str(&text).map_err(|e| EvalError::Dataset(format!("{}: {e}", path.display())))?;
+        let mut page_type = gold.internal.and_then(|i| i.page_type).and_then(|p| p.primary).unwrap_or_else(|| "article".into());
+        if page_type == "category" {
+            page_type = "collection".into();
+        }
+        pages.push(GoldPage {
+            held_out: held_out(&id, index),
+            genre: Genre::of_page_type(&page_type),
+            url: gold.url.unwrap_or_default(),
+            page_type,
+            main_content: gold.ground_truth.main_content,
+            with: gold.ground_truth.with,
+            without: gold.ground_truth.without,
+            html_path,
+            id,
+        });
+    }
+    Ok(pages)
+}
+
+#[derive(serde::Deserialize)]
+struct ScrapinghubGold {
+    #[serde(rename = "articleBody", default)]
+    article_body: String,
+    #[serde(default)]
+    url: String,
+}
+
+fn load_scrapinghub(dir: &Path, gt_file: &Path) -> Result<Vec<GoldPage>, EvalError> {
+    let text = std::fs::read_to_string(gt_file).map_err(|e| EvalError::io(gt_file, e))?;
+    let gold: std::collections::BTreeMap<String, ScrapinghubGold> =
+        serde_json::from_str(&text).map_err(|e| EvalError::Dataset(format!("{}: {e}", gt_file.display())))?;
+    let mut pages = Vec::new();
+    for (index, (id, g)) in gold.into_iter().enumerate() {
+        let html_path = dir.join("html").join(format!("{id}.html.gz"));
+        if !html_path.exists() {
+            continue;
+        }
+        pages.push(GoldPage {
+            held_out: held_out(&id, index),
+            genre: Genre::Article,
+            page_type: "article".into(),
+            url: g.url,
+            main_content: g.article_body,
+            with: Vec::new(),
+            without: Vec::new(),
+            html_path,
+            id,
+        });
+    }
+    Ok(pages)
+}

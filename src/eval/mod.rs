@@ -1,0 +1,263 @@
+//! `goce-warc eval`: extraction quality over a gold dataset, in the shape of the GOCE
+//! paper's Table 2, with WCXB's word F1 beside the paper's metrics.
+
+pub mod dataset;
+pub mod metrics;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::dom::{Dom, DomLimits};
+use crate::extract::{ExtractLimits, Extractor, Genre, all_text};
+pub use dataset::{GoldPage, load};
+use metrics::{Prf, cosine, lcs_prf, snippets, word_prf, words};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("dataset: {0}")]
+    Dataset(String),
+}
+
+impl EvalError {
+    fn io(path: &Path, source: std::io::Error) -> Self {
+        Self::Io { path: path.to_path_buf(), source }
+    }
+}
+
+/// The scores of one extractor on one page.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PageScore {
+    pub id: String,
+    pub page_type: String,
+    pub genre: Genre,
+    pub held_out: bool,
+    pub extractor: Extractor,
+    pub word: Prf,
+    pub lcs: Prf,
+    pub cosine: f64,
+    pub with_found: Option<f64>,
+    pub without_avoided: Option<f64>,
+    /// The genre `goce` used (its guess).
+    pub used_genre: Option<Genre>,
+    pub error: Option<String>,
+}
+
+/// Means over a group of pages.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Means {
+    pub pages: usize,
+    pub word_f1: f64,
+    pub word_precision: f64,
+    pub word_recall: f64,
+    pub lcs_precision: f64,
+    pub lcs_recall: f64,
+    pub lcs_f1: f64,
+    pub cosine: f64,
+    pub with_found: Option<f64>,
+    pub without_avoided: Option<f64>,
+}
+
+impl Means {
+    fn of(scores: &[&PageScore]) -> Self {
+        let n = scores.len();
+        if n == 0 {
+            return Self::default();
+        }
+        let mean = |f: &dyn Fn(&PageScore) -> f64| scores.iter().map(|s| f(s)).sum::<f64>() / n as f64;
+        let mean_opt = |f: &dyn Fn(&PageScore) -> Option<f64>| {
+            let v: Vec<f64> = scores.iter().filter_map(|s| f(s)).collect();
+            (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        };
+        Self {
+            pages: n,
+            word_f1: mean(&|s| s.word.f1),
+            word_precision: mean(&|s| s.word.precision),
+            word_recall: mean(&|s| s.word.recall),
+            lcs_precision: mean(&|s| s.lcs.precision),
+            lcs_recall: mean(&|s| s.lcs.recall),
+            lcs_f1: mean(&|s| s.lcs.f1),
+            cosine: mean(&|s| s.cosine),
+            with_found: mean_opt(&|s| s.with_found),
+            without_avoided: mean_opt(&|s| s.without_avoided),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Split {
+    /// The pages tuning may look at (id not a multiple of 5).
+    Tuning,
+    /// Every fifth page by id, held aside from tuning.
+    HeldOut,
+    All,
+}
+
+impl Split {
+    fn contains(self, held_out: bool) -> bool {
+        match self {
+            Self::Tuning => !held_out,
+            Self::HeldOut => held_out,
+            Self::All => true,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Tuning => "tuning",
+            Self::HeldOut => "held-out",
+            Self::All => "all",
+        }
+    }
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct Report {
+    pub dataset: String,
+    pub extractors: Vec<Extractor>,
+    /// split → subset ("all", "article", "list-view", or a page type) → extractor → means.
+    pub means: BTreeMap<&'static str, BTreeMap<String, BTreeMap<&'static str, Means>>>,
+    /// Agreement of the genre `goce` guessed with the gold genre, per split.
+    pub genre_guess_accuracy: BTreeMap<&'static str, f64>,
+    pub genre_source: &'static str,
+    pub pages: Vec<PageScore>,
+}
+
+pub fn evaluate(pages: &[GoldPage], extractors: &[Extractor], limits: &ExtractLimits) -> Vec<PageScore> {
+    pages.par_iter().flat_map_iter(|page| score_page(page, extractors, limits)).collect()
+}
+
+fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits) -> Vec<PageScore> {
+    let gold = words(&page.main_content);
+    let html = page.read_html();
+    let dom = html.as_ref().ok().map(|h| Dom::parse(h, DomLimits { max_elements: limits.max_elements, deadline: None }));
+    extractors
+        .iter()
+        .map(|&extractor| {
+            let result = match (&html, &dom) {
+                (Err(e), _) => Err(e.to_string()),
+                (Ok(h), _) if extractor == Extractor::AllText => all_text(h, limits).map_err(|e| e.to_string()),
+                (Ok(_), Some(Ok(dom))) => {
+                    let genre = (extractor == Extractor::Oracle).then_some(page.genre);
+                    extractor.extract_dom(dom, genre).map_err(|e| e.to_string())
+                }
+                (Ok(_), Some(Err(e))) => Err(e.to_string()),
+                (Ok(_), None) => Err("no DOM".into()),
+            };
+            let (text, used_genre, error) = match result {
+                Ok(e) => (e.text, e.genre, None),
+                Err(e) => (String::new(), None, Some(e)),
+            };
+            let predicted = words(&text);
+            let (with_found, without_avoided) = snippets(&text, &page.with, &page.without);
+            PageScore {
+                id: page.id.clone(),
+                page_type: page.page_type.clone(),
+                genre: page.genre,
+                held_out: page.held_out,
+                extractor,
+                word: word_prf(&predicted, &gold),
+                lcs: lcs_prf(&predicted, &gold),
+                cosine: cosine(&predicted, &gold),
+                with_found,
+                without_avoided,
+                used_genre,
+                error,
+            }
+        })
+        .collect()
+}
+
+pub fn report(dataset: &str, extractors: &[Extractor], scores: Vec<PageScore>) -> Report {
+    let mut means: BTreeMap<&'static str, BTreeMap<String, BTreeMap<&'static str, Means>>> = BTreeMap::new();
+    let mut accuracy = BTreeMap::new();
+    for split in [Split::Tuning, Split::HeldOut, Split::All] {
+        let in_split: Vec<&PageScore> = scores.iter().filter(|s| split.contains(s.held_out)).collect();
+        let mut subsets: Vec<String> = vec!["all".into(), "article".into(), "list-view".into()];
+        let mut types: Vec<String> = in_split.iter().map(|s| s.page_type.clone()).collect();
+        types.sort();
+        types.dedup();
+        subsets.extend(types);
+        let by_subset = means.entry(split.name()).or_default();
+        for subset in subsets {
+            let by_extractor = by_subset.entry(subset.clone()).or_default();
+            for &extractor in extractors {
+                let group: Vec<&PageScore> = in_split
+                    .iter()
+                    .copied()
+                    .filter(|s| s.extractor == extractor)
+                    .filter(|s| subset == "all" || s.genre.name() == subset || s.page_type == subset)
+                    .collect();
+                by_extractor.insert(extractor.name(), Means::of(&group));
+            }
+        }
+        let guesses: Vec<bool> = in_split
+            .iter()
+            .filter(|s| s.extractor == Extractor::Goce)
+            .filter_map(|s| s.used_genre.map(|g| g == s.genre))
+            .collect();
+        if !guesses.is_empty() {
+            accuracy.insert(split.name(), guesses.iter().filter(|&&ok| ok).count() as f64 / guesses.len() as f64);
+        }
+    }
+    Report {
+        dataset: dataset.to_string(),
+        extractors: extractors.to_vec(),
+        means,
+        genre_guess_accuracy: accuracy,
+        genre_source: "goce's genre is a guess from HTML structure (list_view repetition), until the image classifier lands",
+        pages: scores,
+    }
+}
+
+/// The paper's Table 2 for one split: metric rows per genre subset, extractor columns.
+pub fn render_table(report: &Report, split: Split) -> String {
+    let Some(by_subset) = report.means.get(split.name()) else { return String::new() };
+    let names: Vec<&str> = report.extractors.iter().map(|e| e.name()).collect();
+    let mut out = format!("{} — {} split\n", report.dataset, split.name());
+    out += &format!("{:<10} {:<12}", "subset", "metric");
+    for name in &names {
+        out += &format!(" {name:>15}");
+    }
+    out.push('\n');
+    let rows: [(&str, fn(&Means) -> f64); 5] = [
+        ("P (LCS)", |m| m.lcs_precision),
+        ("R (LCS)", |m| m.lcs_recall),
+        ("F1 (LCS)", |m| m.lcs_f1),
+        ("cosine", |m| m.cosine),
+        ("word F1", |m| m.word_f1),
+    ];
+    for subset in ["article", "list-view", "all"] {
+        let Some(by_extractor) = by_subset.get(subset) else { continue };
+        let n = by_extractor.values().next().map_or(0, |m| m.pages);
+        for (i, (metric, value)) in rows.iter().enumerate() {
+            let label = if i == 0 { format!("{subset} ({n})") } else { String::new() };
+            out += &format!("{label:<10} {metric:<12}");
+            for name in &names {
+                let v = by_extractor.get(name).map_or(f64::NAN, value);
+                out += &format!(" {:>15.3}", v);
+            }
+            out.push('\n');
+        }
+    }
+    out += "word F1 by page type:\n";
+    for (subset, by_extractor) in by_subset {
+        if matches!(subset.as_str(), "all" | "article" | "list-view") {
+            continue;
+        }
+        let n = by_extractor.values().next().map_or(0, |m| m.pages);
+        out += &format!("  {:<20}", format!("{subset} ({n})"));
+        for name in &names {
+            out += &format!(" {:>15.3}", by_extractor.get(name).map_or(f64::NAN, |m| m.word_f1));
+        }
+        out.push('\n');
+    }
+    if let Some(acc) = report.genre_guess_accuracy.get(split.name()) {
+        out += &format!("goce genre guess agrees with the gold genre on {:.1}% of pages ({})\n", acc * 100.0, report.genre_source);
+    }
+    out
+}

@@ -1,0 +1,157 @@
+//! Every heuristic of the extractors as named data: what is pruned before the
+//! algorithms run, and the parameters of each algorithm. The `*-paper` extractors use
+//! the paper's settings; the others the improved ones. `goce-warc extract --profiles`
+//! prints them.
+
+use crate::dom::Element;
+
+/// What is removed from the page before an algorithm sees it.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct PruneRules {
+    /// Elements dropped with their subtree, by tag.
+    pub tags: &'static [&'static str],
+    /// Drop elements marked hidden (`hidden`, `aria-hidden="true"`, inline
+    /// `display:none` / `visibility:hidden`).
+    pub hidden: bool,
+    /// Class or id words that mark boilerplate widgets (matched against the words of
+    /// the attribute split at `-`, `_` and spaces).
+    pub boilerplate_words: &'static [&'static [&'static str]],
+    /// A class/id rule never removes a subtree holding more than this share of the
+    /// page's words (guards against `class="content has-sidebar"`).
+    pub max_dropped_share: f64,
+}
+
+/// Tags no extractor ever reads.
+const NEVER_TEXT: &[&str] = &["script", "style", "template", "head", "title", "meta", "link"];
+
+pub(crate) fn always_dropped(tag: &str) -> bool {
+    NEVER_TEXT.contains(&tag)
+}
+
+impl PruneRules {
+    pub(crate) fn drops_always(&self, e: &Element) -> bool {
+        let tag = e.tag();
+        if always_dropped(tag) || self.tags.contains(&tag) {
+            return true;
+        }
+        self.hidden && is_hidden(e)
+    }
+
+    pub(crate) fn drops_by_name(&self, e: &Element) -> bool {
+        if self.boilerplate_words.is_empty() || matches!(e.tag(), "body" | "html" | "main" | "article") {
+            return false;
+        }
+        let id = e.attr("id").unwrap_or_default();
+        let role = e.attr("role").unwrap_or_default();
+        [e.class(), id, role].iter().any(|value| {
+            value
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .any(|w| self.boilerplate_words.iter().flat_map(|list| list.iter()).any(|b| w.eq_ignore_ascii_case(b)))
+        })
+    }
+}
+
+fn is_hidden(e: &Element) -> bool {
+    if e.attr("hidden").is_some() || e.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+        return true;
+    }
+    e.attr("style").is_some_and(|style| {
+        let style: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+        style.contains("display:none") || style.contains("visibility:hidden")
+    })
+}
+
+/// The paper's pre-processing: the text of an element is what a browser's text
+/// getter returns, so only scripts, styles and templates are left out.
+pub const PAPER_PRUNE: PruneRules = PruneRules { tags: &[], hidden: false, boilerplate_words: &[], max_dropped_share: 1.0 };
+
+/// Widgets that are boilerplate on every kind of page.
+const WIDGETS: &[&str] = &[
+    "cookie", "cookies", "consent", "gdpr", "cmp", "banner", "share", "sharing", "social", "newsletter",
+    "subscribe", "subscription", "signup", "breadcrumb", "breadcrumbs", "advert", "advertisement", "ad", "ads",
+    "adslot", "sponsored", "promo", "popup", "modal", "overlay", "sidebar", "widget", "skip", "menu", "navbar",
+    "nav", "navigation", "footer", "masthead", "toolbar", "related", "recommended", "trending", "outbrain",
+    "taboola", "print", "login", "search", "tags", "tagcloud", "pagination", "pager",
+];
+
+/// Article pages: also comment sections, which WCXB's gold leaves out of articles.
+const COMMENT_WIDGETS: &[&str] = &["comment", "comments", "disqus", "respond", "replies"];
+
+/// Page chrome and controls that hold no main content.
+const CHROME_TAGS: &[&str] = &[
+    "nav", "footer", "aside", "noscript", "svg", "math", "iframe", "object", "embed", "canvas", "select", "button",
+    "input", "textarea", "option", "datalist", "dialog", "form",
+];
+
+pub const ARTICLE_PRUNE: PruneRules =
+    PruneRules { tags: CHROME_TAGS, hidden: true, boilerplate_words: &[WIDGETS, COMMENT_WIDGETS], max_dropped_share: 0.4 };
+
+pub const LIST_VIEW_PRUNE: PruneRules =
+    PruneRules { tags: CHROME_TAGS, hidden: true, boilerplate_words: &[WIDGETS], max_dropped_share: 0.4 };
+
+/// Algorithm 1 (article) settings.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct ArticleProfile {
+    pub prune: PruneRules,
+    /// Children without text take no part in the standard deviation (the paper counts them).
+    pub ignore_empty_children: bool,
+    /// Descend into the longest child only if it holds at least this share of the
+    /// node's words (0 = the paper's rule alone).
+    pub min_child_share: f64,
+    /// Never descend into these: the text is split across them (paragraph-level blocks).
+    pub stop_at: &'static [&'static str],
+}
+
+pub const ARTICLE_PAPER: ArticleProfile =
+    ArticleProfile { prune: PAPER_PRUNE, ignore_empty_children: false, min_child_share: 0.0, stop_at: &[] };
+
+pub const ARTICLE: ArticleProfile = ArticleProfile {
+    prune: ARTICLE_PRUNE,
+    ignore_empty_children: true,
+    min_child_share: 0.5,
+    stop_at: &["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "table", "tr", "dd", "figure", "ul", "ol"],
+};
+
+/// Algorithm 2 (list-view) settings.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct ListViewProfile {
+    pub prune: PruneRules,
+    /// n: candidates ranked by R that compete on average text length.
+    pub top_n: usize,
+    /// The key of an element: (depth, class) in the paper; the improved key adds the
+    /// tag and keeps only the first class word, so `card card--featured` joins `card`.
+    pub key: ListKey,
+    /// Elements without a class take part (the paper: yes, under the empty class).
+    pub classless: bool,
+    /// A candidate needs at least this many occurrences.
+    pub min_occurrences: u32,
+    /// Output the smallest element holding every chosen item (intro, headings and
+    /// items the key missed come with it) instead of the items alone, when that
+    /// element's words are at most this multiple of the items' words.
+    pub container_slack: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum ListKey {
+    DepthClass,
+    DepthTagFirstClass,
+}
+
+pub const LIST_VIEW_PAPER: ListViewProfile = ListViewProfile {
+    prune: PAPER_PRUNE,
+    top_n: 15,
+    key: ListKey::DepthClass,
+    classless: true,
+    min_occurrences: 1,
+    container_slack: 0.0,
+};
+
+pub const LIST_VIEW: ListViewProfile = ListViewProfile {
+    prune: LIST_VIEW_PRUNE,
+    top_n: 15,
+    key: ListKey::DepthTagFirstClass,
+    classless: true,
+    min_occurrences: 2,
+    container_slack: 1.6,
+};

@@ -1,0 +1,182 @@
+//! A pruned view of a DOM: which nodes are kept, the words under each, and text
+//! rendering with block breaks. Extractors read the page through it.
+
+use html5ever::local_name;
+
+use super::profile::PruneRules;
+use crate::dom::{DOCUMENT, Dom, NodeData, NodeId};
+
+pub struct View<'a> {
+    pub dom: &'a Dom,
+    pub keep: Vec<bool>,
+    /// Words of kept text under each node.
+    pub words: Vec<u32>,
+    /// Depth of each element (`<html>` is 0, as in the paper).
+    pub depth: Vec<u32>,
+}
+
+/// Elements that start a new line.
+pub(crate) fn is_block(tag: &str) -> bool {
+    matches!(
+        tag,
+        "address" | "article" | "aside" | "blockquote" | "br" | "caption" | "dd" | "details" | "dialog" | "div"
+            | "dl" | "dt" | "fieldset" | "figcaption" | "figure" | "footer" | "form" | "h1" | "h2" | "h3" | "h4"
+            | "h5" | "h6" | "header" | "hgroup" | "hr" | "li" | "main" | "nav" | "ol" | "p" | "pre" | "section"
+            | "summary" | "table" | "tbody" | "td" | "tfoot" | "th" | "thead" | "tr" | "ul" | "body" | "html"
+    )
+}
+
+impl<'a> View<'a> {
+    pub fn new(dom: &'a Dom, rules: &PruneRules) -> Self {
+        let n = dom.nodes.len();
+        let order = preorder(dom);
+        let everything = vec![true; n];
+        // Words under each node before pruning: a class rule ("sidebar" in
+        // `site-content has-sidebar`) must not remove most of the page.
+        let raw_words = count_words(dom, &order, &everything);
+        let limit = (f64::from(raw_words[DOCUMENT]) * rules.max_dropped_share) as u32;
+
+        let mut keep = vec![false; n];
+        let mut depth = vec![0u32; n];
+        for &id in &order {
+            let parent = dom.nodes[id].parent;
+            if id != DOCUMENT && !parent.is_some_and(|p| keep[p]) {
+                continue;
+            }
+            keep[id] = match &dom.nodes[id].data {
+                NodeData::Element(e) => !(rules.drops_always(e) || (rules.drops_by_name(e) && raw_words[id] <= limit.max(1))),
+                NodeData::Other => false,
+                _ => true,
+            };
+            depth[id] = match parent {
+                Some(p) if p != DOCUMENT => depth[p] + 1,
+                _ => 0,
+            };
+        }
+        let words = count_words(dom, &order, &keep);
+        Self { dom, keep, words, depth }
+    }
+
+    /// Kept element children.
+    pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.dom.element_children(id).filter(move |&c| self.keep[c])
+    }
+
+    pub fn tag(&self, id: NodeId) -> &str {
+        self.dom.element(id).map_or("", |e| e.tag())
+    }
+
+    /// Where extraction starts: `<body>`, else `<html>`, else the document.
+    pub fn start(&self) -> NodeId {
+        self.dom.body().filter(|&b| self.keep[b]).or_else(|| self.dom.html()).unwrap_or(DOCUMENT)
+    }
+
+    /// The kept text under the given roots, in order: block elements on their own lines.
+    pub fn text_of(&self, roots: &[NodeId]) -> String {
+        let mut out = String::new();
+        for &root in roots {
+            self.write_text(root, &mut out);
+            newline(&mut out);
+        }
+        tidy(&out)
+    }
+
+    fn write_text(&self, id: NodeId, out: &mut String) {
+        if !self.keep[id] {
+            return;
+        }
+        match &self.dom.nodes[id].data {
+            NodeData::Text(t) => push_words(out, t),
+            NodeData::Element(e) => {
+                let tag = e.tag();
+                let block = is_block(tag);
+                if block {
+                    newline(out);
+                }
+                if e.is(&local_name!("td")) || e.is(&local_name!("th")) {
+                    out.push(' ');
+                }
+                for &c in self.dom.children(id) {
+                    self.write_text(c, out);
+                }
+                if block {
+                    newline(out);
+                }
+            }
+            NodeData::Document => {
+                for &c in self.dom.children(id) {
+                    self.write_text(c, out);
+                }
+            }
+            NodeData::Other => {}
+        }
+    }
+}
+
+/// Every node reachable from the document, parents before children.
+fn preorder(dom: &Dom) -> Vec<NodeId> {
+    let mut order = Vec::with_capacity(dom.nodes.len());
+    let mut stack = vec![DOCUMENT];
+    while let Some(id) = stack.pop() {
+        order.push(id);
+        stack.extend(dom.children(id).iter().rev());
+    }
+    order
+}
+
+/// Words of kept text under each node, from a pre-order walk taken backwards.
+fn count_words(dom: &Dom, order: &[NodeId], keep: &[bool]) -> Vec<u32> {
+    let mut words = vec![0u32; dom.nodes.len()];
+    for &id in order.iter().rev() {
+        if !keep[id] {
+            continue;
+        }
+        let own = match &dom.nodes[id].data {
+            NodeData::Text(t) => t.split_whitespace().count() as u32,
+            _ => 0,
+        };
+        let below: u32 = dom.children(id).iter().filter(|&&c| keep[c]).map(|&c| words[c]).sum();
+        words[id] = own + below;
+    }
+    words
+}
+
+fn newline(out: &mut String) {
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+fn push_words(out: &mut String, text: &str) {
+    let starts_space = text.starts_with(char::is_whitespace);
+    let mut words = text.split_whitespace();
+    let Some(first) = words.next() else {
+        if !text.is_empty() && !out.is_empty() && !out.ends_with(['\n', ' ']) {
+            out.push(' ');
+        }
+        return;
+    };
+    if starts_space && !out.is_empty() && !out.ends_with(['\n', ' ']) {
+        out.push(' ');
+    }
+    out.push_str(first);
+    for w in words {
+        out.push(' ');
+        out.push_str(w);
+    }
+    if text.ends_with(char::is_whitespace) {
+        out.push(' ');
+    }
+}
+
+/// Trims lines and drops empty ones.
+pub(crate) fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
