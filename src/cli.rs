@@ -271,17 +271,18 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--extractor oracle needs --genre (or use goce, which guesses it)");
     }
     let extraction = args.extractor.extract(&html, args.genre, &ExtractLimits::default())?;
-    if args.json {
+    let output = if args.json {
         let json = serde_json::json!({
             "title": extraction.title,
             "genre": extraction.genre.map(Genre::name),
             "extractor": args.extractor.name(),
             "text": extraction.text,
         });
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        serde_json::to_string_pretty(&json)?
     } else {
-        println!("{}", extraction.text);
-    }
+        extraction.text
+    };
+    print_stdout(&output)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -301,7 +302,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let report = eval::report(&args.dataset.display().to_string(), &extractors, scores);
     let splits = if args.split == Split::All { vec![Split::Tuning, Split::HeldOut, Split::All] } else { vec![args.split] };
     for split in splits {
-        println!("{}", eval::render_table(&report, split));
+        print_stdout(&eval::render_table(&report, split))?;
     }
     eprintln!("eval: {} pages x {} extractors in {:.1}s", pages.len(), extractors.len(), started.elapsed().as_secs_f64());
     if let Some(path) = &args.json {
@@ -336,4 +337,14 @@ fn parse_floor(spec: &str) -> anyhow::Result<Vec<(Extractor, String, f64)>> {
             Ok((extractor, subset.trim().to_string(), value.trim().parse::<f64>().context("--require: F1 must be a number")?))
         })
         .collect()
+}
+
+/// Prints a line to standard output; a closed pipe (`| head`) is not an error.
+fn print_stdout(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }

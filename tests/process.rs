@@ -204,3 +204,19 @@ fn help_explains_every_flag() {
     let usage = bin().args(["process"]).output().unwrap();
     assert_eq!(usage.status.code(), Some(2), "missing --out is a usage error");
 }
+
+#[test]
+fn the_goce_extractor_fills_the_genre_column() {
+    let out = tempfile::tempdir().unwrap();
+    let run = process_paths(out.path(), &samples()[..2], &["--extractor", "goce"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let rows = read_all_rows(out.path());
+    assert_eq!(rows.len(), 12);
+    for row in &rows {
+        assert_eq!(row.extractor, "goce");
+        assert!(matches!(row.genre.as_deref(), Some("article" | "list-view")), "{row:?}");
+        assert!(!row.text.is_empty());
+    }
+    let grid = rows.iter().find(|r| r.url.contains("kettles-teapots")).unwrap();
+    assert!(grid.text.contains("Whistling Stovetop Kettle 2.5 L") && grid.text.contains("Yixing Clay Teapot Small"));
+}

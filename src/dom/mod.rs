@@ -92,7 +92,11 @@ const PARSE_CHUNK: usize = 64 << 10;
 impl Dom {
     pub fn parse(html: &str, limits: DomLimits) -> Result<Self, DomError> {
         let sink = ArenaSink::new(limits.max_elements);
-        let mut parser = html5ever::parse_document(sink, Default::default());
+        // Parsed as a browser with scripts off: <noscript> content becomes elements,
+        // since that is what such a reader (and Common Crawl's archive) shows.
+        let mut opts = html5ever::ParseOpts::default();
+        opts.tree_builder.scripting_enabled = false;
+        let mut parser = html5ever::parse_document(sink, opts);
         let mut rest = html;
         while !rest.is_empty() {
             let mut cut = rest.len().min(PARSE_CHUNK);
@@ -153,6 +157,17 @@ impl Dom {
     /// `id` and everything under it, in document order.
     pub fn descendants(&self, id: NodeId) -> Descendants<'_> {
         Descendants { dom: self, stack: vec![id] }
+    }
+
+    /// The page's own summary: `<meta name=description>`, Open Graph or Twitter.
+    pub fn description(&self) -> Option<String> {
+        const NAMES: &[&str] = &["description", "og:description", "twitter:description"];
+        self.descendants(DOCUMENT).find_map(|id| {
+            let e = self.element(id).filter(|e| e.is(&local_name!("meta")))?;
+            let name = e.attr("name").or_else(|| e.attr("property"))?.to_ascii_lowercase();
+            let content = e.attr("content")?.split_whitespace().collect::<Vec<_>>().join(" ");
+            (NAMES.contains(&name.as_str()) && !content.is_empty()).then_some(content)
+        })
     }
 
     /// The document's `<title>` text, whitespace collapsed.

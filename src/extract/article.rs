@@ -8,6 +8,20 @@ use crate::dom::NodeId;
 
 /// The node whose text is the article (Algorithm 1's return value).
 pub fn article_node(view: &View<'_>, profile: &ArticleProfile) -> NodeId {
+    descend(view, profile, &mut Vec::new())
+}
+
+/// The article node and, with `sibling_paragraph_words`, the paragraphs left beside
+/// the descent's path, in document order.
+pub fn article_roots(view: &View<'_>, profile: &ArticleProfile) -> Vec<NodeId> {
+    let mut roots = Vec::new();
+    let node = descend(view, profile, &mut roots);
+    roots.push(node);
+    roots.sort_unstable();
+    roots
+}
+
+fn descend(view: &View<'_>, profile: &ArticleProfile, beside: &mut Vec<NodeId>) -> NodeId {
     let mut node = view.start();
     loop {
         // Line 2: childEle ← element.allChild
@@ -33,12 +47,25 @@ pub fn article_node(view: &View<'_>, profile: &ArticleProfile) -> NodeId {
         let std_dev = std_dev(&counts);
         let share = lm1 / f64::from(view.words[node].max(1));
         // Lines 11-14.
-        if lm1 - lm2 > std_dev && share >= profile.min_child_share && !profile.stop_at.contains(&view.tag(m1)) {
+        let repeated = profile.stop_at_repeated > 0 && siblings_like(view, &children, m1) >= profile.stop_at_repeated;
+        if lm1 - lm2 > std_dev && share >= profile.min_child_share && !profile.stop_at.contains(&view.tag(m1)) && !repeated {
+            if profile.sibling_paragraph_words > 0 {
+                beside.extend(children.iter().copied().filter(|&c| {
+                    c != m1 && profile.stop_at.contains(&view.tag(c)) && view.words[c] >= profile.sibling_paragraph_words
+                }));
+            }
             node = m1;
         } else {
             return node;
         }
     }
+}
+
+/// Siblings of `child` (among `children`) with its tag and first class word.
+fn siblings_like(view: &View<'_>, children: &[NodeId], child: NodeId) -> usize {
+    let key = |id: NodeId| view.dom.element(id).map(|e| (e.tag(), e.class().split_whitespace().next().unwrap_or("")));
+    let target = key(child);
+    children.iter().filter(|&&c| c != child && key(c) == target).count()
 }
 
 fn two_max(children: &[NodeId], counts: &[f64]) -> (NodeId, f64, f64) {

@@ -91,7 +91,7 @@ impl Extractor {
     /// Extracts from a parsed page.
     pub fn extract_dom(self, dom: &Dom, genre: Option<Genre>) -> Result<Extraction, ExtractError> {
         let title = dom.title();
-        let (text, genre) = match self {
+        let (mut text, genre) = match self {
             Self::AllText => (View::new(dom, &profile::PAPER_PRUNE).text_of(&[view_start(dom)]), None),
             Self::Article => (article_text(dom, &ARTICLE), None),
             Self::ArticlePaper => (article_text(dom, &ARTICLE_PAPER), None),
@@ -110,6 +110,10 @@ impl Extractor {
                 (text, Some(genre))
             }
         };
+        if text.is_empty() {
+            // A script-only page: its own summary is the only text it has.
+            text = dom.description().unwrap_or_default();
+        }
         Ok(Extraction { title, text, genre })
     }
 
@@ -125,7 +129,7 @@ fn view_start(dom: &Dom) -> crate::dom::NodeId {
 
 pub fn article_text(dom: &Dom, profile: &ArticleProfile) -> String {
     let view = View::new(dom, &profile.prune);
-    view.text_of(&[article::article_node(&view, profile)])
+    view.text_of(&article::article_roots(&view, profile))
 }
 
 pub fn list_view_text(dom: &Dom, profile: &ListViewProfile) -> String {

@@ -10,6 +10,9 @@ use crate::dom::Element;
 pub struct PruneRules {
     /// Elements dropped with their subtree, by tag.
     pub tags: &'static [&'static str],
+    /// Page chrome dropped by tag like the class rules below, so under their share
+    /// guard (ASP.NET pages wrap the whole body in a `<form>`).
+    pub chrome_tags: &'static [&'static str],
     /// Drop elements marked hidden (`hidden`, `aria-hidden="true"`, inline
     /// `display:none` / `visibility:hidden`).
     pub hidden: bool,
@@ -19,6 +22,11 @@ pub struct PruneRules {
     /// A class/id rule never removes a subtree holding more than this share of the
     /// page's words (guards against `class="content has-sidebar"`).
     pub max_dropped_share: f64,
+    /// Blocks whose words are at least this share link text are link lists (menus,
+    /// tag clouds, "related" boxes) and are dropped like chrome (1.0 = off).
+    pub max_link_density: f64,
+    /// ... when they hold at least this many words.
+    pub link_block_min_words: u32,
 }
 
 /// Tags no extractor ever reads.
@@ -38,6 +46,9 @@ impl PruneRules {
     }
 
     pub(crate) fn drops_by_name(&self, e: &Element) -> bool {
+        if self.chrome_tags.contains(&e.tag()) {
+            return true;
+        }
         if self.boilerplate_words.is_empty() || matches!(e.tag(), "body" | "html" | "main" | "article") {
             return false;
         }
@@ -64,13 +75,21 @@ fn is_hidden(e: &Element) -> bool {
 
 /// The paper's pre-processing: the text of an element is what a browser's text
 /// getter returns, so only scripts, styles and templates are left out.
-pub const PAPER_PRUNE: PruneRules = PruneRules { tags: &[], hidden: false, boilerplate_words: &[], max_dropped_share: 1.0 };
+pub const PAPER_PRUNE: PruneRules =
+    PruneRules {
+    tags: &[],
+    chrome_tags: &[],
+    hidden: false,
+    boilerplate_words: &[],
+    max_dropped_share: 1.0,
+    max_link_density: 1.0,
+    link_block_min_words: 0,
+};
 
 /// Widgets that are boilerplate on every kind of page.
 const WIDGETS: &[&str] = &[
     "cookie", "cookies", "consent", "gdpr", "cmp", "banner", "share", "sharing", "social", "newsletter",
-    "subscribe", "subscription", "signup", "breadcrumb", "breadcrumbs", "advert", "advertisement", "ad", "ads",
-    "adslot", "sponsored", "promo", "popup", "modal", "overlay", "sidebar", "widget", "skip", "menu", "navbar",
+    "subscribe", "subscription", "signup", "breadcrumb", "breadcrumbs", "advert", "advertisement", "adslot", "sponsored", "promo", "popup", "modal", "overlay", "sidebar", "widget", "skip", "menu", "navbar",
     "nav", "navigation", "footer", "masthead", "toolbar", "related", "recommended", "trending", "outbrain",
     "taboola", "print", "login", "search", "tags", "tagcloud", "pagination", "pager",
 ];
@@ -78,17 +97,37 @@ const WIDGETS: &[&str] = &[
 /// Article pages: also comment sections, which WCXB's gold leaves out of articles.
 const COMMENT_WIDGETS: &[&str] = &["comment", "comments", "disqus", "respond", "replies"];
 
-/// Page chrome and controls that hold no main content.
-const CHROME_TAGS: &[&str] = &[
-    "nav", "footer", "aside", "noscript", "svg", "math", "iframe", "object", "embed", "canvas", "select", "button",
-    "input", "textarea", "option", "datalist", "dialog", "form",
+/// Page chrome, controls and embedded objects: never main text.
+const CONTROL_TAGS: &[&str] = &[
+    "nav", "footer", "aside", "svg", "math", "iframe", "object", "embed", "canvas", "select", "button", "input",
+    "textarea", "option", "datalist",
 ];
 
+/// Usually boilerplate (a login or search form, a dialog), but some sites wrap the whole
+/// page in one: guarded by the share rule.
+const CHROME_TAGS: &[&str] = &["dialog", "form"];
+
 pub const ARTICLE_PRUNE: PruneRules =
-    PruneRules { tags: CHROME_TAGS, hidden: true, boilerplate_words: &[WIDGETS, COMMENT_WIDGETS], max_dropped_share: 0.4 };
+    PruneRules {
+    tags: CONTROL_TAGS,
+    chrome_tags: CHROME_TAGS,
+    hidden: true,
+    boilerplate_words: &[WIDGETS, COMMENT_WIDGETS],
+    max_dropped_share: 0.4,
+    max_link_density: 0.85,
+    link_block_min_words: 10,
+};
 
 pub const LIST_VIEW_PRUNE: PruneRules =
-    PruneRules { tags: CHROME_TAGS, hidden: true, boilerplate_words: &[WIDGETS], max_dropped_share: 0.4 };
+    PruneRules {
+    tags: CONTROL_TAGS,
+    chrome_tags: CHROME_TAGS,
+    hidden: true,
+    boilerplate_words: &[WIDGETS],
+    max_dropped_share: 0.4,
+    max_link_density: 1.0,
+    link_block_min_words: 0,
+};
 
 /// Algorithm 1 (article) settings.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
@@ -101,16 +140,25 @@ pub struct ArticleProfile {
     pub min_child_share: f64,
     /// Never descend into these: the text is split across them (paragraph-level blocks).
     pub stop_at: &'static [&'static str],
+    /// Never descend into a child that has at least this many siblings of its own tag
+    /// and first class: it is one item of a list, and the list is the content (0 = off).
+    pub stop_at_repeated: usize,
+    /// When descending, keep the paragraphs (tags in `stop_at`) left beside the path
+    /// that have at least this many words: an intro paragraph next to the body's
+    /// container is content too (0 = off, the paper).
+    pub sibling_paragraph_words: u32,
 }
 
 pub const ARTICLE_PAPER: ArticleProfile =
-    ArticleProfile { prune: PAPER_PRUNE, ignore_empty_children: false, min_child_share: 0.0, stop_at: &[] };
+    ArticleProfile { prune: PAPER_PRUNE, ignore_empty_children: false, min_child_share: 0.0, stop_at: &[], stop_at_repeated: 0, sibling_paragraph_words: 0 };
 
 pub const ARTICLE: ArticleProfile = ArticleProfile {
     prune: ARTICLE_PRUNE,
     ignore_empty_children: true,
     min_child_share: 0.5,
     stop_at: &["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "table", "tr", "dd", "figure", "ul", "ol"],
+    stop_at_repeated: 2,
+    sibling_paragraph_words: 12,
 };
 
 /// Algorithm 2 (list-view) settings.
@@ -130,6 +178,10 @@ pub struct ListViewProfile {
     /// items the key missed come with it) instead of the items alone, when that
     /// element's words are at most this multiple of the items' words.
     pub container_slack: f64,
+    /// Then climb from that element to its parent while the parent has at most this
+    /// multiple of its words (an intro paragraph or a heading just outside the list
+    /// comes along; a page's chrome does not). 1.0 = no climbing.
+    pub climb_slack: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -145,13 +197,15 @@ pub const LIST_VIEW_PAPER: ListViewProfile = ListViewProfile {
     classless: true,
     min_occurrences: 1,
     container_slack: 0.0,
+    climb_slack: 1.0,
 };
 
 pub const LIST_VIEW: ListViewProfile = ListViewProfile {
     prune: LIST_VIEW_PRUNE,
-    top_n: 15,
+    top_n: 40,
     key: ListKey::DepthTagFirstClass,
     classless: true,
     min_occurrences: 2,
-    container_slack: 1.6,
+    container_slack: 100.0,
+    climb_slack: 1.1,
 };

@@ -34,7 +34,15 @@ impl<'a> View<'a> {
         // Words under each node before pruning: a class rule ("sidebar" in
         // `site-content has-sidebar`) must not remove most of the page.
         let raw_words = count_words(dom, &order, &everything);
+        let link_words = if rules.max_link_density < 1.0 { count_link_words(dom, &order) } else { Vec::new() };
         let limit = (f64::from(raw_words[DOCUMENT]) * rules.max_dropped_share) as u32;
+        let link_list = |id: NodeId, tag: &str| {
+            !link_words.is_empty()
+                && is_block(tag)
+                && !matches!(tag, "body" | "html")
+                && raw_words[id] >= rules.link_block_min_words
+                && f64::from(link_words[id]) >= rules.max_link_density * f64::from(raw_words[id])
+        };
 
         let mut keep = vec![false; n];
         let mut depth = vec![0u32; n];
@@ -44,7 +52,10 @@ impl<'a> View<'a> {
                 continue;
             }
             keep[id] = match &dom.nodes[id].data {
-                NodeData::Element(e) => !(rules.drops_always(e) || (rules.drops_by_name(e) && raw_words[id] <= limit.max(1))),
+                NodeData::Element(e) => {
+                    let soft = rules.drops_by_name(e) || link_list(id, e.tag());
+                    !(rules.drops_always(e) || (soft && raw_words[id] <= limit.max(1)))
+                }
                 NodeData::Other => false,
                 _ => true,
             };
@@ -139,6 +150,24 @@ fn count_words(dom: &Dom, order: &[NodeId], keep: &[bool]) -> Vec<u32> {
         words[id] = own + below;
     }
     words
+}
+
+/// Words inside `<a>` elements under each node.
+fn count_link_words(dom: &Dom, order: &[NodeId]) -> Vec<u32> {
+    let mut link = vec![0u32; dom.nodes.len()];
+    let mut inside = vec![false; dom.nodes.len()];
+    for &id in order {
+        let parent_inside = dom.nodes[id].parent.is_some_and(|p| inside[p]);
+        inside[id] = parent_inside || dom.element(id).is_some_and(|e| e.is(&local_name!("a")));
+    }
+    for &id in order.iter().rev() {
+        let own = match &dom.nodes[id].data {
+            NodeData::Text(t) if inside[id] => t.split_whitespace().count() as u32,
+            _ => 0,
+        };
+        link[id] = own + dom.children(id).iter().map(|&c| link[c]).sum::<u32>();
+    }
+    link
 }
 
 fn newline(out: &mut String) {
