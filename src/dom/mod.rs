@@ -3,6 +3,7 @@
 //! so the tree is cheap to build, to walk and to send between threads.
 
 mod sink;
+mod strip;
 
 use std::time::{Duration, Instant};
 
@@ -10,6 +11,7 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::{LocalName, QualName, local_name};
 
 pub use sink::ArenaSink;
+pub use strip::strip_raw_text;
 
 pub type NodeId = usize;
 
@@ -97,7 +99,8 @@ impl Dom {
         let mut opts = html5ever::ParseOpts::default();
         opts.tree_builder.scripting_enabled = false;
         let mut parser = html5ever::parse_document(sink, opts);
-        let mut rest = html;
+        let stripped = strip_raw_text(html);
+        let mut rest: &str = &stripped;
         while !rest.is_empty() {
             let mut cut = rest.len().min(PARSE_CHUNK);
             while !rest.is_char_boundary(cut) {

@@ -30,10 +30,21 @@ impl<'a> View<'a> {
     pub fn new(dom: &'a Dom, rules: &PruneRules) -> Self {
         let n = dom.nodes.len();
         let order = preorder(dom);
-        let everything = vec![true; n];
-        // Words under each node before pruning: a class rule ("sidebar" in
-        // `site-content has-sidebar`) must not remove most of the page.
-        let raw_words = count_words(dom, &order, &everything);
+        // Words a reader could see under each node, before pruning: a class rule
+        // ("sidebar" in `site-content has-sidebar`) must not remove most of them.
+        // Script and style text must not count, or a page heavy with inline JSON would
+        // let the rules remove its real content.
+        let mut readable = vec![true; n];
+        for &id in &order {
+            let hidden_parent = dom.nodes[id].parent.is_some_and(|p| !readable[p]);
+            readable[id] = !hidden_parent
+                && match &dom.nodes[id].data {
+                    NodeData::Element(e) => !super::profile::always_dropped(e.tag()),
+                    NodeData::Other => false,
+                    _ => true,
+                };
+        }
+        let raw_words = count_words(dom, &order, &readable);
         let link_words = if rules.max_link_density < 1.0 { count_link_words(dom, &order) } else { Vec::new() };
         let limit = (f64::from(raw_words[DOCUMENT]) * rules.max_dropped_share) as u32;
         let link_list = |id: NodeId, tag: &str| {
