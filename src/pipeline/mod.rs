@@ -160,12 +160,14 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
     let mut writer = ShardWriter::new(out_dir, &stem, config.rows_per_shard);
     let mut counts = Counts::default();
     let read_position = Arc::new(AtomicU64::new(0));
+    let records_read = Arc::new(AtomicU64::new(0));
 
     let result = std::thread::scope(|scope| {
         let (tx, rx) = crossbeam_channel::bounded::<Vec<ResponseRecord>>(QUEUE_BATCHES);
         let position = read_position.clone();
+        let records = records_read.clone();
         let limits = config.reader;
-        let reader_thread = scope.spawn(move || read_records(reader_input, limits, &tx, &position));
+        let reader_thread = scope.spawn(move || read_records(reader_input, limits, &tx, &position, &records));
 
         let mut write_result: Result<(), OutputError> = Ok(());
         for batch in rx.iter() {
@@ -184,7 +186,7 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
                     Processed::Skipped(reason) => counts.count_skip(reason),
                 }
             }
-            progress.advance(read_position.load(Ordering::Relaxed), &counts);
+            progress.advance(read_position.load(Ordering::Relaxed), records_read.load(Ordering::Relaxed), counts.pages);
             if write_result.is_err() {
                 break;
             }
@@ -237,6 +239,7 @@ fn read_records(
     limits: ReaderLimits,
     tx: &crossbeam_channel::Sender<Vec<ResponseRecord>>,
     position: &AtomicU64,
+    records_read: &AtomicU64,
 ) -> std::io::Result<(Counts, Compression)> {
     let mut counts = Counts::default();
     let mut reader = WarcReader::new(input, limits)?;
@@ -268,6 +271,7 @@ fn read_records(
         if batch.len() >= BATCH_RECORDS || batch_bytes >= BATCH_BYTES {
             batch_bytes = 0;
             position.store(reader.input_offset(), Ordering::Relaxed);
+            records_read.store(counts.total_records(), Ordering::Relaxed);
             if tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS))).is_err() {
                 break; // The writer stopped; its error is reported there.
             }

@@ -44,13 +44,12 @@ impl Progress {
         Self::new(None, true)
     }
 
-    /// `position`: input bytes of the current input read so far; `counts`: the
-    /// current input's counts so far.
-    pub fn advance(&self, position: u64, counts: &Counts) {
+    /// Progress within the current input: input bytes read, records read, pages written.
+    pub fn advance(&self, position: u64, records: u64, pages: u64) {
         let bytes = self.bytes_done.load(Ordering::Relaxed) + position;
         self.bar.set_position(bytes);
-        let pages = self.pages_done.load(Ordering::Relaxed) + counts.pages;
-        let records = self.records_done.load(Ordering::Relaxed) + counts.total_records();
+        let pages = self.pages_done.load(Ordering::Relaxed) + pages;
+        let records = self.records_done.load(Ordering::Relaxed) + records;
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         self.bar.set_message(format!(
             "{records} records, {pages} pages, {:.1} MB/s, {:.0} pages/s",
