@@ -5,7 +5,7 @@
 mod sink;
 mod strip;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::{LocalName, QualName, local_name};
@@ -14,6 +14,9 @@ pub use sink::ArenaSink;
 pub use strip::strip_raw_text;
 
 pub type NodeId = usize;
+
+/// `name`/`property` values of the meta tags that summarise a page.
+pub const DESCRIPTION_NAMES: &[&str] = &["description", "og:description", "twitter:description"];
 
 /// The document node is always node 0.
 pub const DOCUMENT: NodeId = 0;
@@ -143,11 +146,6 @@ impl Dom {
         self.children(id).iter().copied().filter(|&c| self.element(c).is_some())
     }
 
-    /// The first element with this tag, in document order.
-    pub fn find(&self, tag: &LocalName) -> Option<NodeId> {
-        self.descendants(DOCUMENT).find(|&id| self.element(id).is_some_and(|e| e.is(tag)))
-    }
-
     pub fn html(&self) -> Option<NodeId> {
         self.element_children(DOCUMENT).next()
     }
@@ -164,12 +162,11 @@ impl Dom {
 
     /// The page's own summary: `<meta name=description>`, Open Graph or Twitter.
     pub fn description(&self) -> Option<String> {
-        const NAMES: &[&str] = &["description", "og:description", "twitter:description"];
         self.descendants(DOCUMENT).find_map(|id| {
             let e = self.element(id).filter(|e| e.is(&local_name!("meta")))?;
             let name = e.attr("name").or_else(|| e.attr("property"))?.to_ascii_lowercase();
             let content = e.attr("content")?.split_whitespace().collect::<Vec<_>>().join(" ");
-            (NAMES.contains(&name.as_str()) && !content.is_empty()).then_some(content)
+            (DESCRIPTION_NAMES.contains(&name.as_str()) && !content.is_empty()).then_some(content)
         })
     }
 
@@ -201,11 +198,6 @@ impl Iterator for Descendants<'_> {
         self.stack.extend(self.dom.children(id).iter().rev());
         Some(id)
     }
-}
-
-/// Deadline for one page's work starting now.
-pub fn deadline_after(budget: Duration) -> Option<Instant> {
-    Instant::now().checked_add(budget)
 }
 
 #[cfg(test)]

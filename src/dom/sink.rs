@@ -36,10 +36,6 @@ impl ArenaSink {
         self.exceeded.get()
     }
 
-    pub fn element_count(&self) -> usize {
-        self.elements.get()
-    }
-
     fn push(&self, data: NodeData) -> NodeId {
         if matches!(data, NodeData::Element(_)) {
             self.elements.set(self.elements.get() + 1);

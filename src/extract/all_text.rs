@@ -3,17 +3,18 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::LazyLock;
 use std::time::Instant;
 
 use lol_html::html_content::TextType;
 use lol_html::{EndTagHandler, HtmlRewriter, Settings, doc_text, element};
 
+use super::view::{BLOCK_TAGS, tidy};
 use super::{ExtractError, ExtractLimits, Extraction};
+use crate::dom::DESCRIPTION_NAMES;
 
-/// Elements that start a new line (HTML's block-level and table elements).
-const BLOCK_ELEMENTS: &str = "address, article, aside, blockquote, br, caption, dd, details, dialog, div, dl, dt, \
-    fieldset, figcaption, figure, footer, form, h1, h2, h3, h4, h5, h6, header, hgroup, hr, li, main, nav, ol, p, \
-    pre, section, summary, table, tbody, td, tfoot, th, thead, tr, ul";
+/// The lol_html selector for the elements that start a new line.
+static BLOCK_SELECTOR: LazyLock<String> = LazyLock::new(|| BLOCK_TAGS.join(", "));
 
 /// Elements whose text a reader does not see (script and style are raw text and are
 /// told apart by their text type instead). `noscript` is *not* here: goce-warc reads
@@ -24,8 +25,6 @@ const HIDDEN_ELEMENTS: &str = "template, svg, math, select, datalist, object";
 /// Elements between two looks at the clock.
 const TIME_CHECK_EVERY: usize = 256;
 
-/// `name`/`property` values of meta tags that summarise the page.
-const DESCRIPTION_NAMES: &[&str] = &["description", "og:description", "twitter:description"];
 
 #[derive(Default)]
 struct State {
@@ -99,7 +98,7 @@ pub fn all_text(html: &str, limits: &ExtractLimits) -> Result<Extraction, Extrac
                     }
                     Ok(())
                 }))
-            .append_element_content_handler(element!(BLOCK_ELEMENTS, move |el| {
+            .append_element_content_handler(element!(BLOCK_SELECTOR.as_str(), move |el| {
                     s_block.borrow_mut().newline();
                     let st = s_block.clone();
                     if el.can_have_content() {
@@ -218,26 +217,14 @@ pub fn all_text(html: &str, limits: &ExtractLimits) -> Result<Extraction, Extrac
     Ok(Extraction { title: st.title.take(), text, genre: None })
 }
 
-/// Trims every line, drops empty ones, and cuts the result at `max_bytes`.
+/// Trims every line, drops empty ones, and cuts the result at `max_bytes` (at a
+/// character boundary).
 fn tidy_lines(text: &str, max_bytes: usize) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let separator = usize::from(!out.is_empty());
-        if out.len() + separator + line.len() > max_bytes {
-            let room = max_bytes.saturating_sub(out.len() + separator);
-            let cut = (0..=room.min(line.len())).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0);
-            if cut > 0 {
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(&line[..cut]);
-            }
-            break;
-        }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(line);
+    let mut out = tidy(text);
+    if out.len() > max_bytes {
+        let cut = (0..=max_bytes).rev().find(|&i| out.is_char_boundary(i)).unwrap_or(0);
+        out.truncate(cut);
+        out.truncate(out.trim_end().len());
     }
     out
 }

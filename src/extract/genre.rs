@@ -45,8 +45,13 @@ pub const GUESS: GuessRules = GuessRules { min_items: 5, min_share: 0.3, max_ite
 
 pub fn guess(dom: &Dom) -> Genre {
     let view = View::new(dom, &LIST_VIEW.prune);
+    guess_from(&view, list_view::choose(&view, &LIST_VIEW).as_ref())
+}
+
+/// The guess from a list-view analysis already made (`view` pruned by `LIST_VIEW`).
+pub fn guess_from(view: &View<'_>, choice: Option<&list_view::ListChoice>) -> Genre {
     let total = f64::from(view.words[view.start()].max(1));
-    match list_view::choose(&view, &LIST_VIEW) {
+    match choice {
         Some(choice)
             if choice.occurrences >= GUESS.min_items
                 && choice.words as f64 / total >= GUESS.min_share

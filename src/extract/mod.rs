@@ -98,14 +98,22 @@ impl Extractor {
             Self::ListView => (list_view_text(dom, &LIST_VIEW), None),
             Self::ListViewPaper => (list_view_text(dom, &LIST_VIEW_PAPER), None),
             Self::Goce | Self::Oracle => {
-                let genre = match (self, genre) {
-                    (_, Some(g)) => g,
-                    (Self::Oracle, None) => return Err(ExtractError::NoGoldGenre),
-                    _ => genre::guess(dom),
+                if self == Self::Oracle && genre.is_none() {
+                    return Err(ExtractError::NoGoldGenre);
+                }
+                // The guess reads the list-view analysis; a list page reuses it.
+                let (genre, listing) = match genre {
+                    Some(g) => (g, None),
+                    None => {
+                        let view = View::new(dom, &LIST_VIEW.prune);
+                        let choice = list_view::choose(&view, &LIST_VIEW);
+                        (genre::guess_from(&view, choice.as_ref()), Some((view, choice)))
+                    }
                 };
-                let text = match genre {
-                    Genre::Article => article_text(dom, &ARTICLE),
-                    Genre::ListView => list_view_text(dom, &LIST_VIEW),
+                let text = match (genre, listing) {
+                    (Genre::Article, _) => article_text(dom, &ARTICLE),
+                    (Genre::ListView, Some((view, choice))) => list_view_output(&view, choice.as_ref(), &LIST_VIEW),
+                    (Genre::ListView, None) => list_view_text(dom, &LIST_VIEW),
                 };
                 (text, Some(genre))
             }
@@ -134,8 +142,13 @@ pub fn article_text(dom: &Dom, profile: &ArticleProfile) -> String {
 
 pub fn list_view_text(dom: &Dom, profile: &ListViewProfile) -> String {
     let view = View::new(dom, &profile.prune);
-    match list_view::choose(&view, profile) {
-        Some(choice) => view.text_of(&list_view::output_roots(&view, &choice, profile)),
+    let choice = list_view::choose(&view, profile);
+    list_view_output(&view, choice.as_ref(), profile)
+}
+
+fn list_view_output(view: &View<'_>, choice: Option<&list_view::ListChoice>, profile: &ListViewProfile) -> String {
+    match choice {
+        Some(choice) => view.text_of(&list_view::output_roots(view, choice, profile)),
         None => view.text_of(&[view.start()]),
     }
 }

@@ -15,15 +15,16 @@ pub struct View<'a> {
     pub depth: Vec<u32>,
 }
 
-/// Elements that start a new line.
+/// Elements that start a new line (HTML's block-level and table elements).
+pub(crate) const BLOCK_TAGS: &[&str] = &[
+    "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+    "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th",
+    "thead", "tr", "ul",
+];
+
 pub(crate) fn is_block(tag: &str) -> bool {
-    matches!(
-        tag,
-        "address" | "article" | "aside" | "blockquote" | "br" | "caption" | "dd" | "details" | "dialog" | "div"
-            | "dl" | "dt" | "fieldset" | "figcaption" | "figure" | "footer" | "form" | "h1" | "h2" | "h3" | "h4"
-            | "h5" | "h6" | "header" | "hgroup" | "hr" | "li" | "main" | "nav" | "ol" | "p" | "pre" | "section"
-            | "summary" | "table" | "tbody" | "td" | "tfoot" | "th" | "thead" | "tr" | "ul" | "body" | "html"
-    )
+    BLOCK_TAGS.contains(&tag) || matches!(tag, "body" | "html")
 }
 
 impl<'a> View<'a> {
@@ -44,7 +45,11 @@ impl<'a> View<'a> {
                     _ => true,
                 };
         }
-        let raw_words = count_words(dom, &order, &readable);
+        let own_words: Vec<u32> = dom.nodes.iter().map(|n| match &n.data {
+            NodeData::Text(t) => t.split_whitespace().count() as u32,
+            _ => 0,
+        }).collect();
+        let raw_words = count_words(dom, &order, &readable, &own_words);
         let link_words = if rules.max_link_density < 1.0 { count_link_words(dom, &order) } else { Vec::new() };
         let limit = (f64::from(raw_words[DOCUMENT]) * rules.max_dropped_share) as u32;
         let link_list = |id: NodeId, tag: &str| {
@@ -75,7 +80,7 @@ impl<'a> View<'a> {
                 _ => 0,
             };
         }
-        let words = count_words(dom, &order, &keep);
+        let words = count_words(dom, &order, &keep, &own_words);
         Self { dom, keep, words, depth }
     }
 
@@ -147,16 +152,13 @@ fn preorder(dom: &Dom) -> Vec<NodeId> {
 }
 
 /// Words of kept text under each node, from a pre-order walk taken backwards.
-fn count_words(dom: &Dom, order: &[NodeId], keep: &[bool]) -> Vec<u32> {
+fn count_words(dom: &Dom, order: &[NodeId], keep: &[bool], own_words: &[u32]) -> Vec<u32> {
     let mut words = vec![0u32; dom.nodes.len()];
     for &id in order.iter().rev() {
         if !keep[id] {
             continue;
         }
-        let own = match &dom.nodes[id].data {
-            NodeData::Text(t) => t.split_whitespace().count() as u32,
-            _ => 0,
-        };
+        let own = own_words[id];
         let below: u32 = dom.children(id).iter().filter(|&&c| keep[c]).map(|&c| words[c]).sum();
         words[id] = own + below;
     }

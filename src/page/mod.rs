@@ -185,7 +185,12 @@ fn try_decode(record: ResponseRecord, filter: &PageFilter) -> Result<Page, Outco
 /// Rejects payloads that are not text: many replacement characters, or control
 /// characters that no text page has (binary content served as HTML).
 fn check_text(decoded: &charset::Decoded, filter: &PageFilter) -> Result<(), PageError> {
-    let chars = decoded.text.chars().count().max(1);
+    // One pass: characters, and control characters no text page has.
+    let (chars, controls) = decoded.text.chars().fold((0usize, 0usize), |(n, ctl), c| {
+        let control = (c < ' ' && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) || ('\u{7f}'..='\u{9f}').contains(&c);
+        (n + 1, ctl + usize::from(control))
+    });
+    let chars = chars.max(1);
     let share = decoded.replacements as f64 / chars as f64;
     if decoded.replacements > 16 && share > filter.max_replacement_share {
         return Err(PageError::Undecodable(format!(
@@ -194,11 +199,6 @@ fn check_text(decoded: &charset::Decoded, filter: &PageFilter) -> Result<(), Pag
             decoded.encoding.name()
         )));
     }
-    let controls = decoded
-        .text
-        .chars()
-        .filter(|&c| (c < ' ' && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) || ('\u{7f}'..='\u{9f}').contains(&c))
-        .count();
     let share = controls as f64 / chars as f64;
     if controls > 16 && share > filter.max_replacement_share {
         return Err(PageError::Undecodable(format!(

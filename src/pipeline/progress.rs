@@ -40,10 +40,6 @@ impl Progress {
         Self { bar, started: Instant::now(), pages_done: AtomicU64::new(0), records_done: AtomicU64::new(0), bytes_done: AtomicU64::new(0) }
     }
 
-    pub fn hidden() -> Self {
-        Self::new(None, true)
-    }
-
     /// Progress within the current input: input bytes read, records read, pages written.
     pub fn advance(&self, position: u64, records: u64, pages: u64) {
         let bytes = self.bytes_done.load(Ordering::Relaxed) + position;
