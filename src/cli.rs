@@ -32,6 +32,39 @@ pub enum Command {
     Extract(ExtractArgs),
     /// Score extractors against a gold dataset (WCXB or Scrapinghub layout).
     Eval(EvalArgs),
+    /// Draw pages as the classifier sees them: PNG pictures from HTML files.
+    Render(RenderArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    /// HTML files (`.html` or `.html.gz`), or `-` for standard input.
+    #[arg(value_name = "PAGE", required = true)]
+    pub pages: Vec<String>,
+
+    /// Where the picture goes: a `.png` file for one page, else a folder (PAGE-STEM.png each).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: PathBuf,
+
+    /// Which renderer draws the picture.
+    #[arg(long, value_enum, default_value = "lite")]
+    pub renderer: goce_warc::render::RendererKind,
+
+    /// Viewport width in CSS px.
+    #[arg(long, default_value_t = goce_warc::render::VIEWPORT_WIDTH)]
+    pub width: f32,
+
+    /// Picture width in pixels (the top WIDTH x WIDTH px of the page, scaled to SIZE x SIZE).
+    #[arg(long, default_value_t = 224)]
+    pub size: u32,
+
+    /// The whole page, as tall as it is (up to 16,384 CSS px), instead of the square top.
+    #[arg(long)]
+    pub full: bool,
+
+    /// Print a JSON line per page (renderer, limit hit, boxes, milliseconds).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -122,6 +155,15 @@ pub struct ProcessArgs {
     #[arg(long, value_enum, default_value = "all-text")]
     pub extractor: Extractor,
 
+    /// Render every page to the classifier's picture with this renderer (bounds hit are
+    /// counted in the manifest's render_notes). Off by default until the classifier uses it.
+    #[arg(long, value_enum, value_name = "RENDERER")]
+    pub renderer: Option<goce_warc::render::RendererKind>,
+
+    /// Write each page's picture as DIR/WARCSTEM-OFFSET.png (implies --renderer lite).
+    #[arg(long, value_name = "DIR")]
+    pub pictures: Option<PathBuf>,
+
     /// Largest WARC record block read; bigger records are skipped (reason record_too_large)
     /// without being held in memory.
     #[arg(long, default_value_t = ReaderLimits::default().max_record_bytes, value_name = "BYTES")]
@@ -157,9 +199,10 @@ pub fn init_logging(verbose: u8) {
     // html5ever logs parse-recovery notes ("foster parenting not implemented") at warn
     // level for ordinary pages: they are not ours to report.
     let default = match verbose {
-        0 => "warn,html5ever=error",
-        1 => "info,html5ever=error",
-        _ => "debug,html5ever=error",
+        // resvg warns about harmless oddities of inline SVG (empty paths) in the same way.
+        0 => "warn,html5ever=error,usvg=error,resvg=error",
+        1 => "info,html5ever=error,usvg=error,resvg=error",
+        _ => "debug,html5ever=error,usvg=error,resvg=error",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
@@ -171,6 +214,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Process(args) => process(args),
         Command::Extract(args) => extract(args),
         Command::Eval(args) => eval(args),
+        Command::Render(args) => render(args),
     }
 }
 
@@ -200,7 +244,15 @@ fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
             max_elements: args.max_elements,
             max_page_time: std::time::Duration::from_millis(args.max_page_ms),
         },
+        renderer: match (args.renderer, &args.pictures) {
+            (None, None) => None,
+            (kind, _) => Some(std::sync::Arc::new(goce_warc::render::PageRenderer::new(kind.unwrap_or_default(), goce_warc::render::RenderOptions::default())?)),
+        },
+        pictures_dir: args.pictures.clone(),
     };
+    if let Some(dir) = &args.pictures {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating --pictures folder {}", dir.display()))?;
+    }
     let total: Option<u64> = inputs.iter().map(Input::size).sum();
     let progress = Progress::new(total, args.quiet);
     let summary = pipeline::run(&inputs, &config, &progress)?;
@@ -252,6 +304,12 @@ fn render_summary(s: &RunSummary) -> String {
     if !c.skipped.is_empty() {
         out += &format!("  skipped: {}\n", list(&c.skipped));
     }
+    if !c.rendered.is_empty() {
+        out += &format!("  rendered: {}\n", list(&c.rendered));
+    }
+    if !c.render_notes.is_empty() {
+        out += &format!("  render notes: {}\n", list(&c.render_notes));
+    }
     for failed in &s.inputs_failed {
         out += &format!("  FAILED {}: {}\n", failed.input, failed.error);
     }
@@ -284,6 +342,71 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     };
     print_stdout(&output)?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn read_page(page: &str) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if page == "-" {
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).context("reading standard input")?;
+        return Ok(bytes);
+    }
+    let file = std::fs::File::open(page).with_context(|| format!("reading {page}"))?;
+    if page.ends_with(".gz") {
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(file), &mut bytes).with_context(|| format!("decompressing {page}"))?;
+    } else {
+        std::io::Read::read_to_end(&mut std::io::BufReader::new(file), &mut bytes).with_context(|| format!("reading {page}"))?;
+    }
+    Ok(bytes)
+}
+
+fn render(args: RenderArgs) -> anyhow::Result<ExitCode> {
+    use goce_warc::dom::{Dom, DomLimits};
+    use goce_warc::render::{PageRenderer, RenderOptions};
+    anyhow::ensure!(args.size >= 8 && args.size <= 4096, "--size must be between 8 and 4096");
+    anyhow::ensure!(args.width >= 64.0 && args.width <= 8192.0, "--width must be between 64 and 8192");
+    let options = RenderOptions { viewport_width: args.width, size: args.size, full: args.full, ..RenderOptions::default() };
+    let renderer = PageRenderer::new(args.renderer, options)?;
+    let single_file = args.pages.len() == 1 && args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    if !single_file {
+        std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
+    }
+    let mut failed = 0;
+    for page in &args.pages {
+        let outcome = (|| -> anyhow::Result<serde_json::Value> {
+            let html = goce_warc::page::charset::decode(&read_page(page)?, None, None).text;
+            let limits = DomLimits { max_elements: ExtractLimits::default().max_elements, deadline: None };
+            let dom = Dom::parse_with_styles(&html, limits)?;
+            let rendered = renderer.render(&html, &dom)?;
+            let target = if single_file {
+                args.output.clone()
+            } else {
+                let name = std::path::Path::new(page).file_name().and_then(|n| n.to_str()).unwrap_or("stdin");
+                let stem = name.trim_end_matches(".gz").trim_end_matches(".html").trim_end_matches(".htm");
+                args.output.join(format!("{}.png", if stem.is_empty() { "page" } else { stem }))
+            };
+            std::fs::write(&target, rendered.picture.to_png()?).with_context(|| format!("writing {}", target.display()))?;
+            Ok(serde_json::json!({
+                "page": page,
+                "picture": target,
+                "renderer": rendered.renderer,
+                "limit": rendered.limit.map(|l| l.name()),
+                "boxes": rendered.boxes,
+                "page_height": rendered.page_height,
+                "layout_ms": rendered.layout_time.as_secs_f64() * 1e3,
+                "paint_ms": rendered.paint_time.as_secs_f64() * 1e3,
+                "ink": rendered.picture.ink_share(),
+            }))
+        })();
+        match outcome {
+            Ok(report) if args.json => println!("{report}"),
+            Ok(_) => {}
+            Err(e) => {
+                failed += 1;
+                eprintln!("goce-warc: {page}: {e:#}");
+            }
+        }
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {

@@ -1,7 +1,7 @@
 //! goce-warc: Common Crawl WARC archives to clean, genre-labelled text in Parquet.
 //!
 //! The modules follow the data flow, one stage each:
-//! [`warc`] (records) → [`page`] (decoded HTML pages) → [`extract`] (text) →
+//! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`render`] (pictures) → [`extract`] (text) →
 //! [`output`] (Parquet shards and manifests), driven by [`pipeline`].
 
 pub mod dom;
@@ -10,4 +10,5 @@ pub mod extract;
 pub mod output;
 pub mod page;
 pub mod pipeline;
+pub mod render;
 pub mod warc;

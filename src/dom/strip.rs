@@ -8,9 +8,16 @@ use std::borrow::Cow;
 
 use memchr::{memchr, memmem};
 
-const RAW_TEXT_ELEMENTS: [&[u8]; 2] = [b"script", b"style"];
+/// Raw-text elements whose content the extractors never read; the renderer reads `style`.
+pub const SCRIPTS_AND_STYLES: &[&[u8]] = &[b"script", b"style"];
+pub const SCRIPTS: &[&[u8]] = &[b"script"];
 
 pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
+    strip_elements(html, SCRIPTS_AND_STYLES)
+}
+
+/// Empties the content of the given raw-text elements (lowercase names).
+pub fn strip_elements<'h>(html: &'h str, elements: &[&[u8]]) -> Cow<'h, str> {
     let bytes = html.as_bytes();
     let mut out: Option<String> = None;
     let mut copied = 0;
@@ -28,7 +35,7 @@ pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
                 None => break,
             }
         }
-        let Some(name) = RAW_TEXT_ELEMENTS.iter().find(|n| starts_with_ignore_case(rest, n) && ends_name(rest.get(n.len()))) else {
+        let Some(name) = elements.iter().find(|n| starts_with_ignore_case(rest, n) && ends_name(rest.get(n.len()))) else {
             pos = lt + 1;
             continue;
         };

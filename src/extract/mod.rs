@@ -51,6 +51,32 @@ pub enum Extractor {
     Oracle,
 }
 
+/// Parses a page within the extraction limits; `keep_styles` keeps `<style>` sheets for
+/// the renderer (the extractors ignore them either way).
+pub fn parse_page(html: &str, limits: &ExtractLimits, keep_styles: bool) -> Result<Dom, ExtractError> {
+    let deadline = Instant::now().checked_add(limits.max_page_time);
+    let dom_limits = DomLimits { max_elements: limits.max_elements, deadline };
+    let parsed = if keep_styles { Dom::parse_with_styles(html, dom_limits) } else { Dom::parse(html, dom_limits) };
+    parsed.map_err(|e| match e {
+        DomError::TooManyElements(n) => ExtractError::TooManyElements(n),
+        DomError::TimeLimit => ExtractError::TimeLimit(limits.max_page_time),
+    })
+}
+
+impl Extraction {
+    /// Cut to at most `max_bytes` of text, at a character boundary.
+    fn truncated(mut self, max_bytes: usize) -> Self {
+        if self.text.len() > max_bytes {
+            let mut cut = max_bytes;
+            while !self.text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            self.text.truncate(cut);
+        }
+        self
+    }
+}
+
 impl Extractor {
     /// The name written to the `extractor` column.
     pub fn name(self) -> &'static str {
@@ -71,21 +97,17 @@ impl Extractor {
         if self == Self::AllText {
             return all_text(html, limits);
         }
-        let started = Instant::now();
-        let dom = Dom::parse(html, DomLimits { max_elements: limits.max_elements, deadline: started.checked_add(limits.max_page_time) })
-            .map_err(|e| match e {
-                DomError::TooManyElements(n) => ExtractError::TooManyElements(n),
-                DomError::TimeLimit => ExtractError::TimeLimit(limits.max_page_time),
-            })?;
-        let mut extraction = self.extract_dom(&dom, genre)?;
-        if extraction.text.len() > limits.max_text_bytes {
-            let mut cut = limits.max_text_bytes;
-            while !extraction.text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            extraction.text.truncate(cut);
+        let dom = parse_page(html, limits, false)?;
+        let extraction = self.extract_dom(&dom, genre)?;
+        Ok(extraction.truncated(limits.max_text_bytes))
+    }
+
+    /// Extracts from a page already parsed (with [`parse_page`]); `html` serves `all-text`.
+    pub fn extract_parsed(self, html: &str, dom: &Dom, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
+        if self == Self::AllText {
+            return all_text(html, limits);
         }
-        Ok(extraction)
+        Ok(self.extract_dom(dom, genre)?.truncated(limits.max_text_bytes))
     }
 
     /// Extracts from a parsed page.

@@ -19,6 +19,13 @@ pub struct Counts {
     pub filtered: BTreeMap<String, u64>,
     /// Damaged input and broken pages, by reason.
     pub skipped: BTreeMap<String, u64>,
+    /// Pages rendered, by renderer (`lite`, `chrome`); empty when nothing was rendered.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rendered: BTreeMap<String, u64>,
+    /// Pages whose picture hit a render bound or whose renderer failed, by reason
+    /// (the row is still written).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub render_notes: BTreeMap<String, u64>,
     /// Input bytes read (compressed size for gzip).
     pub input_bytes: u64,
     /// Decoded WARC bytes read.
@@ -27,7 +34,13 @@ pub struct Counts {
 
 impl Counts {
     pub fn add(&mut self, other: &Counts) {
-        for (dst, src) in [(&mut self.records, &other.records), (&mut self.filtered, &other.filtered), (&mut self.skipped, &other.skipped)] {
+        for (dst, src) in [
+            (&mut self.records, &other.records),
+            (&mut self.filtered, &other.filtered),
+            (&mut self.skipped, &other.skipped),
+            (&mut self.rendered, &other.rendered),
+            (&mut self.render_notes, &other.render_notes),
+        ] {
             for (k, v) in src {
                 *dst.entry(k.clone()).or_default() += v;
             }

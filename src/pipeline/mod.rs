@@ -16,7 +16,8 @@ use rayon::prelude::*;
 pub use inputs::{Input, read_paths_list};
 pub use progress::Progress;
 
-use crate::extract::{ExtractLimits, Extractor};
+use crate::extract::{ExtractLimits, Extractor, parse_page};
+use crate::render::PageRenderer;
 use crate::output::{
     Counts, Manifest, OutputError, Row, ShardWriter, manifest_path, parse_warc_date, remove_leftovers, write_manifest,
 };
@@ -40,6 +41,10 @@ pub struct ProcessConfig {
     pub filter: PageFilter,
     pub extractor: Extractor,
     pub extract_limits: ExtractLimits,
+    /// Render every page (the classifier's input); `None`: no pictures.
+    pub renderer: Option<Arc<PageRenderer>>,
+    /// Also write each page's picture here as PNG (`WARCSTEM-OFFSET.png`).
+    pub pictures_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -135,8 +140,14 @@ pub fn run(inputs: &[Input], config: &ProcessConfig, progress: &Progress) -> Res
     Ok(summary)
 }
 
+/// What rendering a page came to, for the manifest.
+struct RenderNote {
+    renderer: &'static str,
+    note: Option<&'static str>,
+}
+
 enum Processed {
-    Row(Box<Row>),
+    Row(Box<Row>, Option<RenderNote>),
     Filtered(&'static str),
     Skipped(&'static str),
 }
@@ -176,8 +187,14 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
             });
             for p in processed {
                 match p {
-                    Processed::Row(row) => {
+                    Processed::Row(row, render) => {
                         counts.pages += 1;
+                        if let Some(RenderNote { renderer, note }) = render {
+                            *counts.rendered.entry(renderer.to_string()).or_default() += 1;
+                            if let Some(note) = note {
+                                *counts.render_notes.entry(note.to_string()).or_default() += 1;
+                            }
+                        }
                         if write_result.is_ok() {
                             write_result = writer.push(*row);
                         }
@@ -292,7 +309,16 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
             return Processed::Skipped(e.name());
         }
     };
-    let extraction = match config.extractor.extract(&page.html, None, &config.extract_limits) {
+    let mut render_note = None;
+    let extracted = match &config.renderer {
+        None => config.extractor.extract(&page.html, None, &config.extract_limits),
+        // One DOM for the picture and the text.
+        Some(renderer) => parse_page(&page.html, &config.extract_limits, true).and_then(|dom| {
+            render_note = Some(render_page(renderer, &page.html, &dom, config.pictures_dir.as_deref(), warc_file, page.offset));
+            config.extractor.extract_parsed(&page.html, &dom, None, &config.extract_limits)
+        }),
+    };
+    let extraction = match extracted {
         Ok(e) => e,
         Err(e) => {
             tracing::debug!(url = %page.url, "extraction failed: {e}");
@@ -315,5 +341,31 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         extractor: config.extractor.name().to_string(),
         text: extraction.text,
         url: page.url,
-    }))
+    }), render_note)
+}
+
+fn render_page(renderer: &PageRenderer, html: &str, dom: &crate::dom::Dom, pictures: Option<&Path>, warc_file: &str, offset: Option<u64>) -> RenderNote {
+    match renderer.render(html, dom) {
+        Ok(rendered) => {
+            let renderer_name = match rendered.renderer {
+                crate::render::RendererKind::Chrome => "chrome",
+                _ => "lite",
+            };
+            let mut note = rendered.limit.map(crate::render::RenderLimit::name);
+            if let Some(dir) = pictures {
+                let stem = warc_file.rsplit('/').next().unwrap_or(warc_file).split('.').next().unwrap_or("warc");
+                let path = dir.join(format!("{stem}-{}.png", offset.unwrap_or(0)));
+                let written = rendered.picture.to_png().map_err(|e| e.to_string()).and_then(|png| std::fs::write(&path, png).map_err(|e| e.to_string()));
+                if let Err(e) = written {
+                    tracing::warn!("cannot write picture {}: {e}", path.display());
+                    note = note.or(Some("picture_not_written"));
+                }
+            }
+            RenderNote { renderer: renderer_name, note }
+        }
+        Err(e) => {
+            tracing::debug!("render failed: {e}");
+            RenderNote { renderer: "chrome", note: Some("chrome_failed") }
+        }
+    }
 }

@@ -1,0 +1,28 @@
+//! Prints the lite renderer's boxes for a page: `cargo run --release --example layout_dump PAGE.html [MAX_DEPTH]`.
+use goce_warc::dom::Dom;
+use goce_warc::render::{RenderOptions, layout_lite};
+
+fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().ok_or_else(|| anyhow::anyhow!("usage: layout_dump PAGE.html [MAX_DEPTH]"))?;
+    let max_depth: usize = args.next().and_then(|d| d.parse().ok()).unwrap_or(12);
+    let mut bytes = Vec::new();
+    let file = std::fs::File::open(&path)?;
+    if path.ends_with(".gz") {
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(file), &mut bytes)?;
+    } else {
+        std::io::Read::read_to_end(&mut std::io::BufReader::new(file), &mut bytes)?;
+    }
+    let html = goce_warc::page::charset::decode(&bytes, None, None).text;
+    let dom = Dom::parse_with_styles(&html, goce_warc::dom::DomLimits { max_elements: 1 << 20, deadline: None })?;
+    let layout = layout_lite(&dom, &RenderOptions::default())?;
+    for b in layout.boxes().iter().filter(|b| b.depth <= max_depth && b.height > 0.0) {
+        let label = match b.element.and_then(|e| dom.element(e)) {
+            Some(e) => format!("<{}{}{}>", e.tag(), e.attr("id").map(|i| format!(" #{i}")).unwrap_or_default(), if e.class().is_empty() { String::new() } else { format!(" .{}", e.class().split_whitespace().next().unwrap_or("")) }),
+            None if b.is_run => "text".into(),
+            None => "anon".into(),
+        };
+        println!("{:indent$}{label} {:.0},{:.0} {:.0}x{:.0}", "", b.x, b.y, b.width, b.height, indent = b.depth);
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! The lite renderer, checked by structure (boxes, positions, ink), not by pixels.
+
+use std::collections::BTreeSet;
+
+use super::layout::PlacedBox;
+use super::*;
+use crate::dom::Dom;
+
+fn dom(html: &str) -> Dom {
+    Dom::parse_with_styles(html, crate::dom::DomLimits { max_elements: 100_000, deadline: None }).unwrap_or_else(|_| Dom::empty())
+}
+
+fn boxes_with_class(html: &str, class: &str) -> Vec<PlacedBox> {
+    let page = dom(html);
+    let layout = layout_lite(&page, &RenderOptions::default()).expect("layout");
+    layout.boxes().into_iter().filter(|b| b.element.and_then(|e| page.element(e)).is_some_and(|e| e.class().split_whitespace().any(|c| c == class))).collect()
+}
+
+fn cards(style: &str, wrapper: &str) -> String {
+    let cards: String = (0..20).map(|i| format!("<div class=card><img width=100 height=60><a href=/p{i}>Product {i}</a><span>$9.99</span></div>")).collect();
+    format!("<html><head><style>{style}</style></head><body><div class={wrapper}>{cards}</div></body></html>")
+}
+
+/// Distinct rounded coordinates.
+fn distinct(values: impl Iterator<Item = f32>) -> usize {
+    values.map(|v| v.round() as i64).collect::<BTreeSet<_>>().len()
+}
+
+#[test]
+fn twenty_cards_in_a_css_grid_make_a_grid() {
+    let boxes = boxes_with_class(&cards(".grid{display:grid;grid-template-columns:repeat(4,1fr);gap:10px}", "grid"), "card");
+    assert_eq!(boxes.len(), 20);
+    assert_eq!(distinct(boxes.iter().map(|b| b.x)), 4, "four columns: {boxes:?}");
+    assert_eq!(distinct(boxes.iter().map(|b| b.y)), 5, "five rows");
+}
+
+#[test]
+fn twenty_cards_in_a_wrapping_flex_row_share_rows() {
+    let boxes = boxes_with_class(&cards(".row{display:flex;flex-wrap:wrap} .card{width:200px}", "row"), "card");
+    assert_eq!(boxes.len(), 20);
+    // 1024 - 16 px of body margin holds five 200 px cards a row.
+    assert_eq!(distinct(boxes.iter().map(|b| b.y)), 4);
+    assert_eq!(distinct(boxes.iter().map(|b| b.x)), 5);
+}
+
+#[test]
+fn inline_blocks_and_floats_line_up_too() {
+    for style in [".card{display:inline-block;width:23%}", ".card{float:left;width:23%}"] {
+        let boxes = boxes_with_class(&cards(style, "list"), "card");
+        assert_eq!(boxes.len(), 20, "{style}");
+        assert!(distinct(boxes.iter().map(|b| b.y)) <= 6, "{style}: cards should share rows: {boxes:?}");
+        assert!(distinct(boxes.iter().map(|b| b.x)) >= 4, "{style}");
+    }
+}
+
+#[test]
+fn an_articles_paragraphs_stack() {
+    let paragraphs: String = (0..5).map(|i| format!("<p class=para>Paragraph {i} {}</p>", "words of running text ".repeat(30))).collect();
+    let boxes = boxes_with_class(&format!("<h1>Title</h1>{paragraphs}"), "para");
+    assert_eq!(boxes.len(), 5);
+    assert_eq!(distinct(boxes.iter().map(|b| b.x)), 1, "one column");
+    for pair in boxes.windows(2) {
+        assert!(pair[1].y >= pair[0].y + pair[0].height, "paragraphs overlap: {pair:?}");
+        assert!(pair[0].height > 40.0, "600 characters should wrap to several lines: {pair:?}");
+    }
+}
+
+#[test]
+fn a_display_none_subtree_paints_nothing() {
+    let text = "<p>".to_owned() + &"hidden words ".repeat(200) + "</p><img width=300 height=200>";
+    let hidden = render_lite(&dom(&format!("<style>.menu{{display:none}}</style><div class=menu>{text}</div>")), &RenderOptions::default());
+    assert_eq!(hidden.picture.ink_share(), 0.0);
+    let attr = render_lite(&dom(&format!("<div hidden>{text}</div><div style='display: none'>{text}</div>")), &RenderOptions::default());
+    assert_eq!(attr.picture.ink_share(), 0.0);
+    let shown = render_lite(&dom(&format!("<div>{text}</div>")), &RenderOptions::default());
+    assert!(shown.picture.ink_share() > 0.05);
+}
+
+#[test]
+fn descendant_rules_match_through_the_ancestor_filter() {
+    let html = "<style>.nav .item{display:none} #main > p {width:100px}</style><div class=nav><ul><li class=item>a</li></ul></div><li class=item id=kept>b</li><div id=main><p class=p>x</p></div>";
+    let page = dom(html);
+    let layout = layout_lite(&page, &RenderOptions::default()).expect("layout");
+    let items: Vec<_> = layout.boxes().into_iter().filter_map(|b| page.element(b.element?).map(|e| (e.attr("id").map(str::to_owned), e.tag().to_owned(), b.width))).collect();
+    assert!(items.iter().any(|(id, _, _)| id.as_deref() == Some("kept")), "an .item outside .nav stays");
+    assert_eq!(items.iter().filter(|(_, tag, _)| tag == "li").count(), 1, "the .item inside .nav is hidden");
+    assert!(items.iter().any(|(_, tag, w)| tag == "p" && (*w - 100.0).abs() < 0.5));
+}
+
+#[test]
+fn inline_svg_paints() {
+    let svg = "<svg width=200 height=200 viewBox='0 0 10 10'><rect width='10' height='10' fill='#ff0000'/></svg>";
+    let picture = render_lite(&dom(svg), &RenderOptions::default()).picture;
+    let red = picture.rgb.chunks_exact(3).filter(|p| p[0] > 200 && p[1] < 60 && p[2] < 60).count();
+    // 200 css px at 224/1024 is about 44 px a side.
+    assert!(red > 1500, "red pixels: {red}");
+}
+
+#[test]
+fn the_same_page_renders_identically_twice() {
+    let html = cards(".grid{display:grid;grid-template-columns:repeat(3,1fr)}", "grid") + "<svg width=40 height=40><circle cx=20 cy=20 r=10 /></svg>";
+    let a = render_lite(&dom(&html), &RenderOptions::default());
+    let b = render_lite(&dom(&html), &RenderOptions::default());
+    assert_eq!(a.picture, b.picture);
+    assert_eq!((a.picture.width, a.picture.height), (224, 224));
+}
+
+#[test]
+fn full_pictures_follow_the_page_height_within_the_bound() {
+    let long = "<p>".to_owned() + &"text ".repeat(20_000) + "</p>";
+    let options = RenderOptions { full: true, max_page_height: 4096.0, ..RenderOptions::default() };
+    let rendered = render_lite(&dom(&long), &options);
+    assert_eq!(rendered.limit, Some(RenderLimit::PageTooTall));
+    assert_eq!(rendered.picture.height, (4096.0f32 * 224.0 / 1024.0).round() as u32);
+}
+
+#[test]
+fn bounds_cut_the_page_and_say_so() {
+    let many: String = "<div>x</div>".repeat(500);
+    let rendered = render_lite(&dom(&many), &RenderOptions { max_boxes: 100, ..RenderOptions::default() });
+    assert_eq!(rendered.limit, Some(RenderLimit::TooManyBoxes));
+    assert!(rendered.picture.ink_share() > 0.0, "what came before the bound is drawn");
+
+    let deep = "<div>".repeat(3000) + "deep" + &"</div>".repeat(3000);
+    let rendered = render_lite(&dom(&deep), &RenderOptions::default());
+    assert_eq!(rendered.limit, Some(RenderLimit::TooDeep));
+}
+
+#[test]
+fn media_queries_follow_the_viewport_width() {
+    assert!(css::media_matches("screen and (min-width: 768px)", 1024.0));
+    assert!(!css::media_matches("(max-width: 767px)", 1024.0));
+    assert!(!css::media_matches("print", 1024.0));
+    assert!(css::media_matches("print, (min-width: 60em)", 1024.0));
+    assert!(css::media_matches("not print", 1024.0));
+}
+
+#[test]
+fn the_cascade_honours_specificity_order_and_important() {
+    let html = "<style>#x{width:300px} div{width:100px!important} .c{width:200px}</style><div id=x class=c style='width:50px'>t</div><p class=c style='width:10px'>t</p>";
+    let page = dom(html);
+    let layout = layout_lite(&page, &RenderOptions::default()).expect("layout");
+    let width = |tag: &str| layout.boxes().into_iter().find(|b| b.element.and_then(|e| page.element(e)).is_some_and(|e| e.tag() == tag)).map(|b| b.width);
+    assert_eq!(width("div"), Some(100.0), "!important beats the style attribute and ids");
+    assert_eq!(width("p"), Some(10.0), "the style attribute beats a class");
+}
+
+#[test]
+fn colors_and_lengths_parse() {
+    assert_eq!(style::parse_color("#fff"), Some([255, 255, 255, 255]));
+    assert_eq!(style::parse_color("rgba(10, 20, 30, 0.5)"), Some([10, 20, 30, 127]));
+    assert_eq!(style::parse_color("Navy"), Some([0, 0, 128, 255]));
+    assert_eq!(style::parse_color("url(x.png)"), None);
+    assert_eq!(style::parse_length("2em", 10.0), Some(style::Length::Px(20.0)));
+    assert_eq!(style::parse_length("50%", 10.0), Some(style::Length::Percent(0.5)));
+    assert_eq!(style::parse_length("calc(100% - 2px)", 10.0), None);
+}
+
+#[test]
+fn sheets_survive_broken_css() {
+    let page = dom("<style>.a{color:red</style><style>}} .b{display:none} @media screen{.c{display:none}} @import url(x.css); .d{</style><p class=b>b</p><p class=c>c</p><p class=e>e</p>");
+    let layout = layout_lite(&page, &RenderOptions::default()).expect("layout");
+    let shown: Vec<String> = layout.boxes().into_iter().filter_map(|b| page.element(b.element?)).filter(|e| e.tag() == "p").map(|e| e.class().to_owned()).collect();
+    assert_eq!(shown, vec!["e".to_string()]);
+}
+
+#[test]
+fn text_runs_wrap_at_the_box_width() {
+    let run = layout::Run {
+        segments: vec![layout::Segment { kind: layout::SegmentKind::Text(style::Ink::Text), width: 250.0, height: 20.0, min_width: 40.0 }],
+        align: None,
+    };
+    let (placed, height) = run.lines(100.0);
+    assert_eq!(placed.len(), 3);
+    assert_eq!(height, 60.0);
+    assert!(placed.iter().all(|p| p.width <= 100.0));
+}
