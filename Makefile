@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test eval eval-warcs eval-extraction bench bench-data sample-warcs demo clean
+.PHONY: help setup build test eval eval-warcs eval-extraction eval-render bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -20,7 +20,7 @@ build:  ## Release build of the binary
 test:  ## All unit and integration tests (over the project's own fixtures)
 	$(CARGO) test --release --locked
 
-eval: eval-warcs eval-extraction  ## Data-driven checks over ../shared/data
+eval: eval-warcs eval-extraction eval-render  ## Data-driven checks over ../shared/data
 
 eval-warcs: build  ## Every real WARC file in ../shared/data/warc, and the 1,678-page WCXB+Scrapinghub WARC
 	$(PYTHON) scripts/eval_warcs.py --binary $(BIN) --shared $(SHARED)
@@ -31,11 +31,16 @@ $(BENCH_WARC):
 	mkdir -p $(dir $@)
 	python3 $(SHARED)/tools/make_warc.py $(SHARED)/data/wcxb-dev $(SHARED)/data/scrapinghub -o $@
 
-bench: bench-data  ## WARC read and extraction speed on one core (criterion), then end-to-end process timing
+bench: bench-data  ## WARC read, extraction and render speed on one core (criterion), then end-to-end and Chromium timings
 	GOCE_BENCH_WARC=$(BENCH_WARC) $(CARGO) bench --locked --bench warc_read
 	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench extract
+	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench render
 	$(CARGO) build --release --locked
 	bash scripts/bench_process.sh $(BENCH_WARC)
+	bash scripts/bench_render.sh $(SHARED)/data/wcxb-dev 60
+
+contact-sheet: build  ## docs/contact-sheet.png: 16 WCXB-dev pages, lite renderer beside Chromium
+	$(PYTHON) scripts/contact_sheet.py $(SHARED)/data/wcxb-dev $(BIN) docs/contact-sheet.png
 
 sample-warcs:  ## Regenerate sample-warcs/ from tests/fixtures/pages
 	python3 scripts/make_sample_warcs.py --pages tests/fixtures/pages --out sample-warcs
@@ -49,6 +54,9 @@ clean:
 # Regression floors: the held-out word F1 measured when they were set, less about 0.02
 # (README, "Extraction quality"). Not yet the targets of the GOCE extraction issue.
 EXTRACTION_FLOORS := oracle:all=0.80,article=0.84,list-view=0.68
+
+eval-render: build  ## Every WCXB-dev page renders (lite) within the bounds, none fails (report in target/eval/render.json)
+	$(PYTHON) scripts/eval_render.py --binary $(BIN) --dataset $(SHARED)/data/wcxb-dev --out target/eval
 
 eval-extraction: build  ## Extraction quality on WCXB-dev (the paper's Table 2 shape; report in target/eval/extraction.json)
 	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --split held-out --json target/eval/extraction.json --require $(EXTRACTION_FLOORS)

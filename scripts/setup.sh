@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 say() { printf '\n== %s\n' "$*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
 
-# Debian packages: a C compiler for libdeflate and zstd, Python for the data checks.
-APT_PACKAGES=(build-essential pkg-config ca-certificates python3 python3-venv python3-pip time)
+# Debian packages: a C compiler for libdeflate and zstd, Python for the data checks,
+# Chromium (and a font) for the optional render fallback.
+APT_PACKAGES=(build-essential pkg-config ca-certificates python3 python3-venv python3-pip time chromium fonts-liberation)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,7 +18,9 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # Chromium's first install has been seen to fail once in dpkg and pass on a rerun.
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+    || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 # Rust: goce-warc needs 1.88 or newer (edition 2024). Debian 12's own rustc is too old.
@@ -34,9 +37,10 @@ if [ "$rust_minor" -lt 88 ]; then
   exit 1
 fi
 
-# Python tools for `make eval` in their own virtual environment, pinned.
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, duckdb' 2>/dev/null; then
-  say "creating .venv with pyarrow and duckdb"
+# Python tools for `make eval` (and pillow for `make contact-sheet`) in their own virtual
+# environment, pinned.
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, duckdb, PIL' 2>/dev/null; then
+  say "creating .venv with pyarrow, duckdb and pillow"
   python3 -m venv .venv
   .venv/bin/python -m pip install -q --disable-pip-version-check -r scripts/requirements-eval.txt
 fi

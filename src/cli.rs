@@ -65,6 +65,14 @@ pub struct RenderArgs {
     /// Print a JSON line per page (renderer, limit hit, boxes, milliseconds).
     #[arg(long)]
     pub json: bool,
+
+    /// Pages rendered at once (with `chrome`, one browser each).
+    #[arg(long, short = 'j', default_value_t = 1, value_name = "N")]
+    pub threads: usize,
+
+    /// Print pages/s for the whole run on standard error.
+    #[arg(long)]
+    pub stats: bool,
 }
 
 #[derive(Args, Debug)]
@@ -199,10 +207,10 @@ pub fn init_logging(verbose: u8) {
     // html5ever logs parse-recovery notes ("foster parenting not implemented") at warn
     // level for ordinary pages: they are not ours to report.
     let default = match verbose {
-        // resvg warns about harmless oddities of inline SVG (empty paths) in the same way.
-        0 => "warn,html5ever=error,usvg=error,resvg=error",
-        1 => "info,html5ever=error,usvg=error,resvg=error",
-        _ => "debug,html5ever=error,usvg=error,resvg=error",
+        // Libraries speak up only for errors unless asked (-vv).
+        0 => "error,goce_warc=warn",
+        1 => "error,goce_warc=info",
+        _ => "warn,goce_warc=debug,html5ever=error",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
@@ -370,41 +378,55 @@ fn render(args: RenderArgs) -> anyhow::Result<ExitCode> {
     if !single_file {
         std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
     }
+    let render_one = |page: &String| -> anyhow::Result<serde_json::Value> {
+        let html = goce_warc::page::charset::decode(&read_page(page)?, None, None).text;
+        let limits = DomLimits { max_elements: ExtractLimits::default().max_elements, deadline: None };
+        let dom = Dom::parse_with_styles(&html, limits)?;
+        let rendered = renderer.render(&html, &dom)?;
+        let target = if single_file {
+            args.output.clone()
+        } else {
+            let name = std::path::Path::new(page).file_name().and_then(|n| n.to_str()).unwrap_or("stdin");
+            let stem = name.trim_end_matches(".gz").trim_end_matches(".html").trim_end_matches(".htm");
+            args.output.join(format!("{}.png", if stem.is_empty() { "page" } else { stem }))
+        };
+        std::fs::write(&target, rendered.picture.to_png()?).with_context(|| format!("writing {}", target.display()))?;
+        Ok(serde_json::json!({
+            "page": page,
+            "picture": target,
+            "renderer": rendered.renderer,
+            "limit": rendered.limit.map(|l| l.name()),
+            "boxes": rendered.boxes,
+            "page_height": rendered.page_height,
+            "layout_ms": rendered.layout_time.as_secs_f64() * 1e3,
+            "paint_ms": rendered.paint_time.as_secs_f64() * 1e3,
+            "ink": rendered.picture.ink_share(),
+        }))
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.max(1)).build().context("starting worker threads")?;
+    let started = std::time::Instant::now();
+    // Pages in order, in chunks, so reports come out as they are done.
     let mut failed = 0;
-    for page in &args.pages {
-        let outcome = (|| -> anyhow::Result<serde_json::Value> {
-            let html = goce_warc::page::charset::decode(&read_page(page)?, None, None).text;
-            let limits = DomLimits { max_elements: ExtractLimits::default().max_elements, deadline: None };
-            let dom = Dom::parse_with_styles(&html, limits)?;
-            let rendered = renderer.render(&html, &dom)?;
-            let target = if single_file {
-                args.output.clone()
-            } else {
-                let name = std::path::Path::new(page).file_name().and_then(|n| n.to_str()).unwrap_or("stdin");
-                let stem = name.trim_end_matches(".gz").trim_end_matches(".html").trim_end_matches(".htm");
-                args.output.join(format!("{}.png", if stem.is_empty() { "page" } else { stem }))
-            };
-            std::fs::write(&target, rendered.picture.to_png()?).with_context(|| format!("writing {}", target.display()))?;
-            Ok(serde_json::json!({
-                "page": page,
-                "picture": target,
-                "renderer": rendered.renderer,
-                "limit": rendered.limit.map(|l| l.name()),
-                "boxes": rendered.boxes,
-                "page_height": rendered.page_height,
-                "layout_ms": rendered.layout_time.as_secs_f64() * 1e3,
-                "paint_ms": rendered.paint_time.as_secs_f64() * 1e3,
-                "ink": rendered.picture.ink_share(),
-            }))
-        })();
-        match outcome {
-            Ok(report) if args.json => println!("{report}"),
-            Ok(_) => {}
-            Err(e) => {
-                failed += 1;
-                eprintln!("goce-warc: {page}: {e:#}");
+    for chunk in args.pages.chunks(64) {
+        let outcomes: Vec<anyhow::Result<serde_json::Value>> = pool.install(|| {
+            use rayon::prelude::*;
+            chunk.par_iter().map(render_one).collect()
+        });
+        for (page, outcome) in chunk.iter().zip(outcomes) {
+            match outcome {
+                Ok(report) if args.json => println!("{report}"),
+                Ok(_) => {}
+                Err(e) => {
+                    failed += 1;
+                    eprintln!("goce-warc: {page}: {e:#}");
+                }
             }
         }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    tracing::info!("{} pages in {secs:.2} s: {:.1} pages/s with {} threads", args.pages.len(), args.pages.len() as f64 / secs.max(1e-9), args.threads);
+    if args.stats {
+        eprintln!("rendered {} pages ({failed} failed) in {secs:.2} s: {:.1} pages/s with {} threads", args.pages.len(), args.pages.len() as f64 / secs.max(1e-9), args.threads);
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -255,6 +255,9 @@ impl Drop for Browser {
     }
 }
 
+/// A cold first start of Chromium on a fresh machine takes seconds.
+pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Browsers kept alive for reuse, one per worker at most.
 pub struct ChromePool {
     binary: PathBuf,
@@ -274,7 +277,7 @@ impl ChromePool {
         let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         let mut browser = match idle {
             Some(b) => b,
-            None => Browser::launch(&self.binary, self.viewport_width, self.timeout.max(Duration::from_secs(10)))?,
+            None => Browser::launch(&self.binary, self.viewport_width, self.timeout.max(LAUNCH_TIMEOUT))?,
         };
         let picture = browser.screenshot(html, options, self.timeout)?;
         if let Ok(mut idle) = self.idle.lock() {

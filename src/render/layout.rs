@@ -18,7 +18,7 @@ use taffy::{Line, Rect, Size, TaffyTree};
 
 use super::RenderLimit;
 use super::css::{El, Stylesheet, bloom_update};
-use super::style::{self, Align, Display, Float, Ink, Length, Position, Replaced, Rgba, Style};
+use super::style::{self, Align, Display, Float, GridLine, Ink, Length, Position, Replaced, Rgba, Style};
 use crate::dom::{Dom, NodeData, NodeId};
 
 /// Text metrics of the wireframe: a character is this many em wide, a line this many em tall.
@@ -647,10 +647,12 @@ fn taffy_style(style: &Style, container: Option<Display>) -> taffy::Style {
     if style.clear {
         t.clear = taffy::Clear::Both;
     }
-    if style.grid_column_span > 1 {
-        let span = if style.grid_column_span == u16::MAX { GridPlacement::Line((-1i16).into()) } else { GridPlacement::Span(style.grid_column_span) };
-        t.grid_column = if style.grid_column_span == u16::MAX { Line { start: GridPlacement::Line(1i16.into()), end: span } } else { Line { start: GridPlacement::Auto, end: span } };
-    }
+    let placement = |line: GridLine| match line {
+        GridLine::Auto | GridLine::Line(0) => GridPlacement::Auto,
+        GridLine::Line(n) => GridPlacement::Line(n.into()),
+        GridLine::Span(n) => GridPlacement::Span(n),
+    };
+    t.grid_column = Line { start: placement(style.grid_column[0]), end: placement(style.grid_column[1]) };
     let gap = Size { width: lp(style.gap[1]), height: lp(style.gap[0]) };
     let justify = style.justify.map(|a| match (a, style.justify_between) {
         (_, true) => JustifyContent::SPACE_BETWEEN,

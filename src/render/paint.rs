@@ -66,7 +66,11 @@ struct Painter<'a> {
 
 impl Painter<'_> {
     fn fill(&mut self, x: f32, y: f32, w: f32, h: f32, c: Rgba) {
-        let Some(rect) = Rect::from_xywh(x, y, w.max(0.0), h.max(0.0)) else { return };
+        // Nothing to draw, and tiny-skia would log about an empty path.
+        if w <= 0.0 || h <= 0.0 || !(w * h).is_finite() || c[3] == 0 {
+            return;
+        }
+        let Some(rect) = Rect::from_xywh(x, y, w, h) else { return };
         let mut paint = Paint::default();
         paint.set_color(color(c));
         paint.anti_alias = true;

@@ -117,7 +117,24 @@ pub struct Style {
     pub align_items: Option<Align>,
     pub gap: [Length; 2],
     pub grid_columns: Option<String>,
-    pub grid_column_span: u16,
+    /// `grid-column` start and end.
+    pub grid_column: [GridLine; 2],
+}
+
+/// One end of a grid item's placement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GridLine {
+    Auto,
+    Line(i16),
+    Span(u16),
+}
+
+fn parse_grid_line(value: &str) -> GridLine {
+    let v = value.trim();
+    if let Some(n) = v.strip_prefix("span") {
+        return n.trim().parse::<u16>().map_or(GridLine::Auto, |n| GridLine::Span(n.clamp(1, 64)));
+    }
+    v.parse::<i16>().map_or(GridLine::Auto, |n| GridLine::Line(n.clamp(-64, 64)))
 }
 
 /// The root's style before any rule: what a browser starts from.
@@ -158,7 +175,7 @@ impl Style {
             align_items: None,
             gap: [Length::Px(0.0); 2],
             grid_columns: None,
-            grid_column_span: 1,
+            grid_column: [GridLine::Auto; 2],
         }
     }
 
@@ -467,12 +484,11 @@ fn apply(style: &mut Style, parent: &Style, decl: &Declaration) {
         "column-gap" | "grid-column-gap" => set(&mut style.gap[1], len(value)),
         "grid-template-columns" => style.grid_columns = Some(lower).filter(|v| v != "none"),
         "grid-column" => {
-            style.grid_column_span = if lower.contains("-1") {
-                u16::MAX
-            } else {
-                lower.split_once("span").and_then(|(_, n)| n.split_whitespace().next()?.parse().ok()).unwrap_or(1)
-            }
+            let (start, end) = lower.split_once('/').unwrap_or((&lower, "auto"));
+            style.grid_column = [parse_grid_line(start), parse_grid_line(end)];
         }
+        "grid-column-start" => style.grid_column[0] = parse_grid_line(&lower),
+        "grid-column-end" => style.grid_column[1] = parse_grid_line(&lower),
         _ => {}
     }
 }

@@ -175,3 +175,24 @@ fn text_runs_wrap_at_the_box_width() {
     assert_eq!(height, 60.0);
     assert!(placed.iter().all(|p| p.width <= 100.0));
 }
+
+#[test]
+fn hostile_css_and_markup_never_panic() {
+    let pages = [
+        "<div style='width:1e30px;height:-5px;margin:NaNpx;padding:-1e9px'>x</div>",
+        "<div style='display:grid;grid-template-columns:repeat(100000, 1fr) repeat(auto-fill, minmax(0px, 1fr))'><p>a</p><p style='grid-column: -70000 / span 60000'>b</p></div>",
+        "<div style='display:flex;flex:1e40 -3 99999999px;gap:1e20px'><span style='flex-basis:200%'>x</span></div>",
+        "<style>@media (min-width:{{{ } .a{display:grid} } * { margin: 10px } ::before{} :hover{} a:not(.b, .c)::after{}</style><a class=a href=x>t</a>",
+        "<svg viewBox='0 0 0 0'><rect width='1e30'/></svg><svg width=-10 height=1e9><path d='M0 0 L'/></svg><svg><script>x</script><foreignObject><div>x</div></foreignObject></svg>",
+        "<table><tr><td colspan=100000 width=1e12>x</td></tr></table><img width=99999999 height=99999999>",
+        "<p style='font-size:1e30px'>big</p><p style='font-size:-4px'>neg</p><br><br><br>",
+        "\u{0}<\u{feff}div style='\u{0}display:\u{0}flex'>\u{fffd}</div>",
+    ];
+    for html in pages {
+        for full in [false, true] {
+            let rendered = render_lite(&dom(html), &RenderOptions { full, ..RenderOptions::default() });
+            assert_eq!(rendered.picture.width, 224, "{html}");
+            assert_eq!(rendered.picture.rgb.len(), (rendered.picture.width * rendered.picture.height * 3) as usize);
+        }
+    }
+}

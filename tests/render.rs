@@ -1,0 +1,169 @@
+//! A user draws pages as the classifier sees them: `goce-warc render`, `process --pictures`,
+//! and the Chromium fallback, which must never leave a browser behind.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{bin, project_file, samples, stderr};
+
+fn page(name: &str) -> PathBuf {
+    project_file(&format!("tests/fixtures/pages/{name}.html"))
+}
+
+fn fixture_pages() -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(project_file("tests/fixtures/pages"))
+        .expect("fixtures")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .collect();
+    pages.sort();
+    pages
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).expect("picture written");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{} is a PNG", path.display());
+    let word = |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    (word(16), word(20))
+}
+
+#[test]
+fn a_page_becomes_a_224_pixel_picture() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("grid.png");
+    let output = bin().args(["render", "-o"]).arg(&out).arg(page("list-product-grid")).output().expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(png_size(&out), (224, 224));
+}
+
+#[test]
+fn many_pages_go_to_a_folder_with_a_json_line_each() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pages = fixture_pages();
+    let output = bin().args(["render", "--json", "--full", "-o"]).arg(dir.path()).args(&pages).output().expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(lines.len(), pages.len());
+    for line in &lines {
+        let picture = PathBuf::from(line["picture"].as_str().expect("picture path"));
+        let (w, h) = png_size(&picture);
+        assert_eq!(w, 224);
+        // --full: as tall as the page at the same scale.
+        let page_height = line["page_height"].as_f64().expect("page height");
+        assert_eq!(h, ((page_height.min(16_384.0) * 224.0 / 1024.0).round() as u32).max(1), "{line}");
+        assert!(line["ink"].as_f64().expect("ink") > 0.0, "every fixture draws something: {line}");
+        assert_eq!(line["renderer"], "lite");
+    }
+}
+
+#[test]
+fn a_missing_page_is_reported_and_the_others_still_render() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin().args(["render", "-o"]).arg(dir.path()).arg("no-such-page.html").arg(page("article-news")).output().expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("no-such-page.html"), "{}", stderr(&output));
+    assert_eq!(png_size(&dir.path().join("article-news.png")).0, 224);
+}
+
+#[test]
+fn process_can_render_every_page_and_keep_the_pictures() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let pictures = dir.path().join("pictures");
+    let output = common::process_paths(&out, &samples(), &["--pictures", pictures.to_str().expect("utf-8"), "--extractor", "goce"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let manifests: Vec<serde_json::Value> = std::fs::read_dir(&out)
+        .expect("out dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".manifest.json"))
+        .map(|p| serde_json::from_slice(&std::fs::read(p).expect("manifest")).expect("json"))
+        .collect();
+    let pages: u64 = manifests.iter().map(|m| m["counts"]["pages"].as_u64().expect("pages")).sum();
+    let rendered: u64 = manifests.iter().map(|m| m["counts"]["rendered"]["lite"].as_u64().unwrap_or(0)).sum();
+    assert!(pages > 0);
+    assert_eq!(rendered, pages, "every page is rendered once");
+    assert_eq!(std::fs::read_dir(&pictures).expect("pictures").count() as u64, pages);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chromium. `make setup` installs it; these tests fail (rather than skip) without it, so a CI
+// machine that lost its browser is noticed.
+
+fn require_chromium() {
+    let found = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| ["chromium", "chromium-browser", "google-chrome"].iter().any(|n| d.join(n).is_file())));
+    assert!(found || std::env::var_os("GOCE_CHROME").is_some(), "Chromium is required for this test: `make setup` installs it (or set GOCE_CHROME)");
+}
+
+/// Live (not zombie) processes whose command line mentions `marker`: the browsers a run
+/// started with its profile under that folder.
+fn processes_mentioning(marker: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().chars().all(|c| c.is_ascii_digit()))
+        .filter(|e| {
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            let zombie = stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z'));
+            !zombie && String::from_utf8_lossy(&cmdline).contains(marker)
+        })
+        .count()
+}
+
+fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    done()
+}
+
+/// `render --renderer chrome` over the fixtures, `repeat` times, with its temporary folder
+/// (where the browser profiles go) set to `tmp`.
+fn chrome_render(tmp: &Path, out: &Path, repeat: usize) -> Child {
+    let pages: Vec<PathBuf> = std::iter::repeat_n(fixture_pages(), repeat).flatten().collect();
+    bin()
+        .args(["render", "--renderer", "chrome", "-o"])
+        .arg(out)
+        .args(&pages)
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs")
+}
+
+#[test]
+fn chromium_draws_the_picture_and_leaves_no_process_behind() {
+    require_chromium();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    let marker = tmp.to_string_lossy().into_owned();
+    let pictures = dir.path().join("pictures");
+
+    // A normal run.
+    let output = chrome_render(&tmp, &pictures, 1).wait_with_output().expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(png_size(&pictures.join("list-product-grid.png")).0, 224);
+    assert!(wait_until(Duration::from_secs(10), || processes_mentioning(&marker) == 0), "Chromium left after a normal run: {}", processes_mentioning(&marker));
+
+    // Killed midway, by SIGTERM (the handler kills the browsers) and by SIGKILL (the browser
+    // sees its DevTools pipe close and exits).
+    for signal in ["-TERM", "-KILL"] {
+        let mut child = chrome_render(&tmp, &pictures, 50);
+        assert!(wait_until(Duration::from_secs(30), || processes_mentioning(&marker) > 0), "Chromium never started");
+        let killed = std::process::Command::new("kill").arg(signal).arg(child.id().to_string()).status().expect("kill runs");
+        assert!(killed.success());
+        let status = child.wait().expect("reaped");
+        assert!(!status.success(), "{signal}: the run was meant to be cut short");
+        assert!(wait_until(Duration::from_secs(15), || processes_mentioning(&marker) == 0), "{signal}: {} Chromium processes left", processes_mentioning(&marker));
+    }
+}
