@@ -34,6 +34,32 @@ pub enum Command {
     Eval(EvalArgs),
     /// Draw pages as the classifier sees them: PNG pictures from HTML files.
     Render(RenderArgs),
+    /// Add up the manifests of an output folder (pages, genres, skips by reason) and list
+    /// the inputs that have none yet.
+    Summary(SummaryArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SummaryArgs {
+    /// The output folder of `process` runs (all tasks of an array write to one folder).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// The inputs the run was given: those without a manifest are listed as missing.
+    #[arg(value_name = "WARC")]
+    pub inputs: Vec<String>,
+
+    /// The paths list the run was given.
+    #[arg(long, value_name = "FILE")]
+    pub paths: Option<PathBuf>,
+
+    /// Directory that relative entries of --paths are resolved against.
+    #[arg(long, value_name = "DIR", requires = "paths")]
+    pub prefix: Option<String>,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -130,6 +156,12 @@ pub struct ProcessArgs {
     #[arg(long, value_name = "FILE")]
     pub paths: Option<PathBuf>,
 
+    /// Read only slice I of N of the inputs (every N-th, from the I-th; 0-based), for job
+    /// arrays. Inside a Slurm array it defaults to the task's slice (SLURM_ARRAY_TASK_ID,
+    /// SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN).
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<pipeline::Shard>,
+
     /// Directory that relative entries of --paths are resolved against.
     #[arg(long, value_name = "DIR", requires = "paths")]
     pub prefix: Option<String>,
@@ -223,6 +255,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Extract(args) => extract(args),
         Command::Eval(args) => eval(args),
         Command::Render(args) => render(args),
+        Command::Summary(args) => summary(args),
     }
 }
 
@@ -235,6 +268,19 @@ fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("no inputs: give WARC files, `-` for standard input, or --paths FILE");
     }
     check_unique_stems(&inputs)?;
+    let shard = match args.shard {
+        Some(shard) => Some(shard),
+        None => pipeline::Shard::from_slurm(|k| std::env::var(k).ok()).transpose().map_err(|e| anyhow::anyhow!(e))?,
+    };
+    if let Some(shard) = shard {
+        let total = inputs.len();
+        inputs = shard.select(inputs);
+        tracing::info!("shard {}/{}: {} of {total} inputs", shard.index, shard.count, inputs.len());
+        if inputs.is_empty() {
+            eprintln!("goce-warc: shard {}/{} has no inputs ({total} inputs in all)", shard.index, shard.count);
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     let config = ProcessConfig {
         out_dir: args.out.clone(),
         rows_per_shard: usize::try_from(args.rows_per_shard).unwrap_or(usize::MAX),
@@ -276,6 +322,45 @@ fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Two inputs with the same file name would write the same output names.
+/// Exit 0 when every given input has a manifest, 1 when some are missing (a rerun is due).
+fn summary(args: SummaryArgs) -> anyhow::Result<ExitCode> {
+    let (summary, manifests) = goce_warc::output::summarize(&args.dir).with_context(|| format!("reading {}", args.dir.display()))?;
+    let mut expected: Vec<Input> = args.inputs.iter().map(|a| Input::from_arg(a)).collect();
+    if let Some(list) = &args.paths {
+        expected.extend(pipeline::read_paths_list(list, args.prefix.as_deref())?);
+    }
+    let done: std::collections::BTreeSet<&str> = manifests.iter().map(|m| m.stem.as_str()).collect();
+    let missing: Vec<String> = expected.iter().filter(|i| !done.contains(i.stem().as_str())).map(Input::display).collect();
+    if args.json {
+        let json = serde_json::json!({"inputs_done": summary.inputs_done, "inputs_expected": expected.len(), "missing": missing, "counts": summary.counts, "unreadable": summary.unreadable});
+        print_stdout(&serde_json::to_string_pretty(&json)?)?;
+    } else {
+        let c = &summary.counts;
+        let list = |m: &std::collections::BTreeMap<String, u64>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
+        let mut out = format!("{} inputs done: {} pages, {:.1} MB of WARC read\n", summary.inputs_done, c.pages, c.warc_bytes as f64 / 1e6);
+        for (name, map) in [("genres", &c.genres), ("filtered", &c.filtered), ("skipped", &c.skipped), ("rendered", &c.rendered), ("render notes", &c.render_notes)] {
+            if !map.is_empty() {
+                out += &format!("  {name}: {}\n", list(map));
+            }
+        }
+        if !expected.is_empty() {
+            out += &format!("{} of {} inputs missing\n", missing.len(), expected.len());
+            for m in &missing {
+                out += &format!("  missing {m}\n");
+            }
+        }
+        for u in &summary.unreadable {
+            out += &format!("  unreadable manifest: {u}\n");
+        }
+        print_stdout(out.trim_end())?;
+    }
+    Ok(if missing.is_empty() && summary.unreadable.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn parse_shard(spec: &str) -> Result<pipeline::Shard, String> {
+    pipeline::Shard::parse(spec)
+}
+
 fn check_unique_stems(inputs: &[Input]) -> anyhow::Result<()> {
     let mut seen = std::collections::HashMap::new();
     for input in inputs {

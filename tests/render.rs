@@ -167,3 +167,19 @@ fn chromium_draws_the_picture_and_leaves_no_process_behind() {
         assert!(wait_until(Duration::from_secs(15), || processes_mentioning(&marker) == 0), "{signal}: {} Chromium processes left", processes_mentioning(&marker));
     }
 }
+
+#[test]
+fn auto_asks_chromium_only_for_a_nearly_empty_picture() {
+    require_chromium();
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A script-only shell: nothing for the lite renderer to draw.
+    let shell = dir.path().join("app-shell.html");
+    std::fs::write(&shell, "<html><head><title>App</title></head><body><div id=root></div><script>render()</script></body></html>").expect("write");
+    let output = bin().args(["render", "--renderer", "auto", "--json", "-o"]).arg(dir.path().join("out")).arg(&shell).arg(page("article-news")).env("TMPDIR", dir.path()).output().expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let renderers: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json")["renderer"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(renderers, vec!["chrome".to_string(), "lite".to_string()]);
+}

@@ -19,6 +19,9 @@ pub struct Counts {
     pub filtered: BTreeMap<String, u64>,
     /// Damaged input and broken pages, by reason.
     pub skipped: BTreeMap<String, u64>,
+    /// Rows by genre (when the extractor gives one).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub genres: BTreeMap<String, u64>,
     /// Pages rendered, by renderer (`lite`, `chrome`); empty when nothing was rendered.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rendered: BTreeMap<String, u64>,
@@ -38,6 +41,7 @@ impl Counts {
             (&mut self.records, &other.records),
             (&mut self.filtered, &other.filtered),
             (&mut self.skipped, &other.skipped),
+            (&mut self.genres, &other.genres),
             (&mut self.rendered, &other.rendered),
             (&mut self.render_notes, &other.render_notes),
         ] {
@@ -105,6 +109,40 @@ pub fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<PathBuf, Output
         .map_err(|e| OutputError::io(&temp, e))?;
     std::fs::rename(&temp, &path).map_err(|e| OutputError::io(&path, e))?;
     Ok(path)
+}
+
+/// What the manifests in an output folder add up to.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Summary {
+    /// Inputs with a manifest.
+    pub inputs_done: usize,
+    pub counts: Counts,
+    /// Manifests that could not be read, with why.
+    pub unreadable: Vec<String>,
+}
+
+/// Reads every `*.manifest.json` in `dir` (temporary files are not manifests).
+pub fn summarize(dir: &Path) -> Result<(Summary, Vec<Manifest>), OutputError> {
+    let mut summary = Summary::default();
+    let mut manifests = Vec::new();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| OutputError::io(dir, e))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".manifest.json") && !n.starts_with('.')))
+        .collect();
+    paths.sort();
+    for path in paths {
+        match read_manifest(&path) {
+            Ok(m) => {
+                summary.inputs_done += 1;
+                summary.counts.add(&m.counts);
+                manifests.push(m);
+            }
+            Err(e) => summary.unreadable.push(e.to_string()),
+        }
+    }
+    Ok((summary, manifests))
 }
 
 /// Removes shards and temporary files an earlier, interrupted run left for `stem`.

@@ -7,6 +7,43 @@ use std::path::{Path, PathBuf};
 
 use super::PipelineError;
 
+/// Task `index` of `count`: a deterministic slice of a run's inputs, for job arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// `I/N`, 0 <= I < N.
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let (i, n) = spec.split_once('/').ok_or_else(|| format!("--shard {spec}: expected I/N, e.g. 3/16"))?;
+        let index: usize = i.trim().parse().map_err(|_| format!("--shard {spec}: I is not a number"))?;
+        let count: usize = n.trim().parse().map_err(|_| format!("--shard {spec}: N is not a number"))?;
+        if count == 0 || index >= count {
+            return Err(format!("--shard {spec}: need 0 <= I < N"));
+        }
+        Ok(Self { index, count })
+    }
+
+    /// From a Slurm job array (`SLURM_ARRAY_TASK_ID`, `_COUNT`, `_MIN`), when run inside one.
+    pub fn from_slurm(var: impl Fn(&str) -> Option<String>) -> Option<Result<Self, String>> {
+        let id: usize = var("SLURM_ARRAY_TASK_ID")?.trim().parse().ok()?;
+        let count = var("SLURM_ARRAY_TASK_COUNT").and_then(|c| c.trim().parse::<usize>().ok());
+        let min = var("SLURM_ARRAY_TASK_MIN").and_then(|m| m.trim().parse::<usize>().ok()).unwrap_or(0);
+        Some(match count {
+            Some(count) if id >= min && id - min < count => Ok(Self { index: id - min, count }),
+            _ => Err(format!("Slurm array task {id} does not fit SLURM_ARRAY_TASK_COUNT/MIN; use --shard I/N")),
+        })
+    }
+
+    /// Every `count`-th item from `index`: neighbouring files of a paths list go to
+    /// different tasks, and the shards together hold every item exactly once.
+    pub fn select<T>(self, items: Vec<T>) -> Vec<T> {
+        items.into_iter().enumerate().filter(|(i, _)| i % self.count == self.index).map(|(_, item)| item).collect()
+    }
+}
+
 /// One input to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
@@ -99,6 +136,24 @@ pub fn read_paths_list(list: &Path, prefix: Option<&str>) -> Result<Vec<Input>, 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn shards_split_inputs_exactly_once() {
+        use super::Shard;
+        assert_eq!(Shard::parse("3/16"), Ok(Shard { index: 3, count: 16 }));
+        assert!(Shard::parse("16/16").is_err());
+        assert!(Shard::parse("1/0").is_err());
+        assert!(Shard::parse("x").is_err());
+        let items: Vec<usize> = (0..10).collect();
+        let mut all: Vec<usize> = (0..4).flat_map(|i| Shard { index: i, count: 4 }.select(items.clone())).collect();
+        assert_eq!(Shard { index: 1, count: 4 }.select(items.clone()), vec![1, 5, 9]);
+        all.sort();
+        assert_eq!(all, items);
+        let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
+        assert_eq!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "7"), ("SLURM_ARRAY_TASK_COUNT", "4"), ("SLURM_ARRAY_TASK_MIN", "5")])), Some(Ok(Shard { index: 2, count: 4 })));
+        assert_eq!(Shard::from_slurm(env(&[])), None);
+        assert!(matches!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "9"), ("SLURM_ARRAY_TASK_COUNT", "4")])), Some(Err(_))));
+    }
+
     use super::*;
     use std::io::Write;
 

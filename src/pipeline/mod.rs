@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub use inputs::{Input, read_paths_list};
+pub use inputs::{Input, Shard, read_paths_list};
 pub use progress::Progress;
 
 use crate::extract::{ExtractLimits, Extractor, parse_page};
@@ -189,6 +189,9 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
                 match p {
                     Processed::Row(row, render) => {
                         counts.pages += 1;
+                        if let Some(genre) = &row.genre {
+                            *counts.genres.entry(genre.clone()).or_default() += 1;
+                        }
                         if let Some(RenderNote { renderer, note }) = render {
                             *counts.rendered.entry(renderer.to_string()).or_default() += 1;
                             if let Some(note) = note {

@@ -8,8 +8,13 @@ use std::process::{Command, Output, Stdio};
 use arrow_array::{Array, Int32Array, Int64Array, StringArray};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
+/// The binary, outside any Slurm array the tests themselves may run in.
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_goce-warc"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_goce-warc"));
+    for var in ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN"] {
+        cmd.env_remove(var);
+    }
+    cmd
 }
 
 pub fn project_file(rel: &str) -> PathBuf {
