@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test eval eval-warcs eval-extraction eval-render bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test eval eval-warcs eval-extraction eval-render eval-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -20,7 +20,7 @@ build:  ## Release build of the binary
 test:  ## All unit and integration tests (over the project's own fixtures)
 	$(CARGO) test --release --locked
 
-eval: eval-warcs eval-extraction eval-render  ## Data-driven checks over ../shared/data
+eval: eval-warcs eval-extraction eval-render eval-slurm  ## Data-driven checks over ../shared/data, and a real Slurm array
 
 eval-warcs: build  ## Every real WARC file in ../shared/data/warc, and the 1,678-page WCXB+Scrapinghub WARC
 	$(PYTHON) scripts/eval_warcs.py --binary $(BIN) --shared $(SHARED)
@@ -57,6 +57,9 @@ EXTRACTION_FLOORS := oracle:all=0.80,article=0.84,list-view=0.68
 
 eval-render: build  ## Every WCXB-dev page renders (lite) within the bounds, none fails (report in target/eval/render.json)
 	$(PYTHON) scripts/eval_render.py --binary $(BIN) --dataset $(SHARED)/data/wcxb-dev --out target/eval
+
+eval-slurm: build  ## A 4-task Slurm array on a local single-node cluster: same rows as one process, a killed task redone by resubmitting
+	PYTHON=$(PYTHON) bash scripts/slurm/test_array.sh
 
 eval-extraction: build  ## Extraction quality on WCXB-dev (the paper's Table 2 shape; report in target/eval/extraction.json)
 	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --split held-out --json target/eval/extraction.json --require $(EXTRACTION_FLOORS)

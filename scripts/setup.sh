@@ -9,8 +9,8 @@ say() { printf '\n== %s\n' "$*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
 
 # Debian packages: a C compiler for libdeflate and zstd, Python for the data checks,
-# Chromium (and a font) for the optional render fallback.
-APT_PACKAGES=(build-essential pkg-config ca-certificates python3 python3-venv python3-pip time chromium fonts-liberation)
+# Chromium (and a font) for the optional render fallback, Slurm and munge for the job-array test.
+APT_PACKAGES=(build-essential pkg-config ca-certificates python3 python3-venv python3-pip time chromium fonts-liberation slurm-wlm munge)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
