@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test eval eval-warcs eval-extraction eval-render eval-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test eval eval-warcs eval-extraction eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -20,7 +20,7 @@ build:  ## Release build of the binary
 test:  ## All unit and integration tests (over the project's own fixtures)
 	$(CARGO) test --release --locked
 
-eval: eval-warcs eval-extraction eval-render eval-slurm  ## Data-driven checks over ../shared/data, and a real Slurm array
+eval: eval-warcs eval-extraction eval-render eval-slurm eval-cc  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
 
 eval-warcs: build  ## Every real WARC file in ../shared/data/warc, and the 1,678-page WCXB+Scrapinghub WARC
 	$(PYTHON) scripts/eval_warcs.py --binary $(BIN) --shared $(SHARED)
@@ -60,6 +60,20 @@ eval-render: build  ## Every WCXB-dev page renders (lite) within the bounds, non
 
 eval-slurm: build  ## A 4-task Slurm array on a local single-node cluster: same rows as one process, a killed task redone by resubmitting
 	PYTHON=$(PYTHON) bash scripts/slurm/test_array.sh
+
+eval-cc: build  ## make cc-slice against a local HTTP server with a Common Crawl-shaped tree; a cut download resumes
+	bash scripts/test_cc_slice.sh
+
+# Common Crawl slices: CRAWL=CC-MAIN-2024-51 FIRST=0 COUNT=8 [CC_BASE=...] [CC_DIR=data/cc] [CC_OUT=out/CRAWL]
+CC_BASE ?= https://data.commoncrawl.org
+CC_DIR ?= data/cc
+CC_OUT ?= out/$(CRAWL)
+
+cc-slice: build  ## Fetch WARC files FIRST..FIRST+COUNT-1 of CRAWL (resumable) and process them here
+	CC_BASE=$(CC_BASE) CC_DIR=$(CC_DIR) CC_OUT=$(CC_OUT) GOCE_WARC=$(BIN) bash scripts/cc_slice.sh $(CRAWL) $(FIRST) $(COUNT)
+
+cc-slurm: build  ## The same, but submitted as a Slurm array (one task per WARC file)
+	CC_SLURM=1 CC_BASE=$(CC_BASE) CC_DIR=$(CC_DIR) CC_OUT=$(CC_OUT) GOCE_WARC=$(realpath $(BIN)) bash scripts/cc_slice.sh $(CRAWL) $(FIRST) $(COUNT)
 
 eval-extraction: build  ## Extraction quality on WCXB-dev (the paper's Table 2 shape; report in target/eval/extraction.json)
 	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --split held-out --json target/eval/extraction.json --require $(EXTRACTION_FLOORS)

@@ -10,7 +10,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; t
 
 # Debian packages: a C compiler for libdeflate and zstd, Python for the data checks,
 # Chromium (and a font) for the optional render fallback, Slurm and munge for the job-array test.
-APT_PACKAGES=(build-essential pkg-config ca-certificates python3 python3-venv python3-pip time chromium fonts-liberation slurm-wlm munge)
+APT_PACKAGES=(build-essential pkg-config ca-certificates python3 python3-venv python3-pip time curl chromium fonts-liberation slurm-wlm munge)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
