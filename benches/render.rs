@@ -4,41 +4,20 @@
 //! timed pass prints the per-page median and 90th percentile.
 
 use std::hint::black_box;
-use std::io::Read;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use goce_warc::dom::{Dom, DomLimits};
 use goce_warc::render::{RenderOptions, render_lite};
-
-fn pages() -> Vec<String> {
-    let dir = PathBuf::from(std::env::var("GOCE_BENCH_PAGES").unwrap_or_else(|_| "../shared/data/wcxb-dev".into()));
-    let Ok(entries) = std::fs::read_dir(dir.join("html")) else {
-        eprintln!("render bench: {} has no html/ folder; set GOCE_BENCH_PAGES", dir.display());
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    paths
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| i % 5 == 4)
-        .filter_map(|(_, p)| {
-            let bytes = std::fs::read(p).ok()?;
-            let mut html = Vec::new();
-            flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut html).ok()?;
-            Some(goce_warc::page::charset::decode(&html, None, None).text)
-        })
-        .collect()
-}
 
 fn parse(page: &str) -> Dom {
     Dom::parse_with_styles(page, DomLimits { max_elements: 200_000, deadline: None }).unwrap_or_else(|_| Dom::empty())
 }
 
 fn render(c: &mut Criterion) {
-    let pages = pages();
+    let pages = common::held_out_pages("render");
     if pages.is_empty() {
         return;
     }

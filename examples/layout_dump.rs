@@ -6,14 +6,7 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let path = args.next().ok_or_else(|| anyhow::anyhow!("usage: layout_dump PAGE.html [MAX_DEPTH]"))?;
     let max_depth: usize = args.next().and_then(|d| d.parse().ok()).unwrap_or(12);
-    let mut bytes = Vec::new();
-    let file = std::fs::File::open(&path)?;
-    if path.ends_with(".gz") {
-        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(file), &mut bytes)?;
-    } else {
-        std::io::Read::read_to_end(&mut std::io::BufReader::new(file), &mut bytes)?;
-    }
-    let html = goce_warc::page::charset::decode(&bytes, None, None).text;
+    let html = goce_warc::page::read_html_file(std::path::Path::new(&path))?;
     let dom = Dom::parse_with_styles(&html, goce_warc::dom::DomLimits { max_elements: 1 << 20, deadline: None })?;
     let layout = layout_lite(&dom, &RenderOptions::default())?;
     for b in layout.boxes().iter().filter(|b| b.depth <= max_depth && b.height > 0.0) {

@@ -437,19 +437,13 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn read_page(page: &str) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+fn read_page(page: &str) -> anyhow::Result<String> {
     if page == "-" {
+        let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).context("reading standard input")?;
-        return Ok(bytes);
+        return Ok(goce_warc::page::charset::decode(&bytes, None, None).text);
     }
-    let file = std::fs::File::open(page).with_context(|| format!("reading {page}"))?;
-    if page.ends_with(".gz") {
-        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(file), &mut bytes).with_context(|| format!("decompressing {page}"))?;
-    } else {
-        std::io::Read::read_to_end(&mut std::io::BufReader::new(file), &mut bytes).with_context(|| format!("reading {page}"))?;
-    }
-    Ok(bytes)
+    goce_warc::page::read_html_file(std::path::Path::new(page)).with_context(|| format!("reading {page}"))
 }
 
 fn render(args: RenderArgs) -> anyhow::Result<ExitCode> {
@@ -464,7 +458,7 @@ fn render(args: RenderArgs) -> anyhow::Result<ExitCode> {
         std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
     }
     let render_one = |page: &String| -> anyhow::Result<serde_json::Value> {
-        let html = goce_warc::page::charset::decode(&read_page(page)?, None, None).text;
+        let html = read_page(page)?;
         let limits = DomLimits { max_elements: ExtractLimits::default().max_elements, deadline: None };
         let dom = Dom::parse_with_styles(&html, limits)?;
         let rendered = renderer.render(&html, &dom)?;

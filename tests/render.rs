@@ -94,8 +94,9 @@ fn process_can_render_every_page_and_keep_the_pictures() {
 // machine that lost its browser is noticed.
 
 fn require_chromium() {
-    let found = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| ["chromium", "chromium-browser", "google-chrome"].iter().any(|n| d.join(n).is_file())));
-    assert!(found || std::env::var_os("GOCE_CHROME").is_some(), "Chromium is required for this test: `make setup` installs it (or set GOCE_CHROME)");
+    if let Err(e) = goce_warc::render::chrome::find_chromium() {
+        panic!("Chromium is required for this test: {e}");
+    }
 }
 
 /// Live (not zombie) processes whose command line mentions `marker`: the browsers a run

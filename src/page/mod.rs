@@ -105,6 +105,20 @@ pub enum Decision {
 }
 
 /// Whether the reader should keep this record's block at all (cheap, header only).
+/// A page saved as a file (`.html`, or gzipped `.gz`), decoded to UTF-8 as a page without
+/// HTTP headers is (BOM, `<meta charset>`, detection).
+pub fn read_html_file(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    if path.extension().is_some_and(|e| e == "gz") {
+        flate2::read::MultiGzDecoder::new(file).read_to_end(&mut bytes)?;
+    } else {
+        std::io::BufReader::new(file).read_to_end(&mut bytes)?;
+    }
+    Ok(charset::decode(&bytes, None, None).text)
+}
+
 pub fn wants_record(header: &WarcHeader) -> bool {
     header.record_type == RecordType::Response
 }

@@ -350,10 +350,6 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
 fn render_page(renderer: &PageRenderer, html: &str, dom: &crate::dom::Dom, pictures: Option<&Path>, warc_file: &str, offset: Option<u64>) -> RenderNote {
     match renderer.render(html, dom) {
         Ok(rendered) => {
-            let renderer_name = match rendered.renderer {
-                crate::render::RendererKind::Chrome => "chrome",
-                _ => "lite",
-            };
             let mut note = rendered.limit.map(crate::render::RenderLimit::name);
             if let Some(dir) = pictures {
                 let stem = warc_file.rsplit('/').next().unwrap_or(warc_file).split('.').next().unwrap_or("warc");
@@ -364,11 +360,11 @@ fn render_page(renderer: &PageRenderer, html: &str, dom: &crate::dom::Dom, pictu
                     note = note.or(Some("picture_not_written"));
                 }
             }
-            RenderNote { renderer: renderer_name, note }
+            RenderNote { renderer: rendered.renderer.name(), note }
         }
         Err(e) => {
             tracing::debug!("render failed: {e}");
-            RenderNote { renderer: "chrome", note: Some("chrome_failed") }
+            RenderNote { renderer: crate::render::RendererKind::Chrome.name(), note: Some("chrome_failed") }
         }
     }
 }

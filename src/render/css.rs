@@ -327,7 +327,7 @@ impl PageKeys {
 }
 
 /// The key a selector's rightmost compound is bucketed by.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Key {
     Id(String),
     Class(String),
@@ -339,7 +339,11 @@ enum Key {
 pub struct Stylesheet {
     rules: Vec<Rule>,
     blocks: Vec<Vec<Declaration>>,
-    by_key: HashMap<Key, Vec<u32>>,
+    /// Rule indices by the key their selector ends with (looked up by `&str`, no allocation).
+    by_id: HashMap<String, Vec<u32>>,
+    by_class: HashMap<String, Vec<u32>>,
+    by_tag: HashMap<String, Vec<u32>>,
+    any: Vec<u32>,
     /// Rules dropped because a bound was reached.
     pub truncated: bool,
 }
@@ -421,7 +425,12 @@ impl Stylesheet {
             };
             for selector in list.slice().iter() {
                 let order = self.rules.len() as u32;
-                self.by_key.entry(key.clone()).or_default().push(order);
+                match &key {
+                    Key::Id(id) => self.by_id.entry(id.clone()).or_default().push(order),
+                    Key::Class(c) => self.by_class.entry(c.clone()).or_default().push(order),
+                    Key::Tag(t) => self.by_tag.entry(t.clone()).or_default().push(order),
+                    Key::Any => self.any.push(order),
+                }
                 self.rules.push(Rule { hashes: AncestorHashes::new(selector, QuirksMode::NoQuirks), specificity: selector.specificity(), selector: selector.clone(), order, block });
             }
         }
@@ -438,19 +447,18 @@ impl Stylesheet {
             return Vec::new();
         }
         let Some(e) = el.element() else { return Vec::new() };
-        let mut candidates: Vec<u32> = Vec::new();
-        let mut take = |key: Key| {
-            if let Some(rules) = self.by_key.get(&key) {
+        let mut candidates: Vec<u32> = self.any.clone();
+        let mut take = |map: &HashMap<String, Vec<u32>>, key: &str| {
+            if let Some(rules) = map.get(key) {
                 candidates.extend_from_slice(rules);
             }
         };
-        take(Key::Any);
-        take(Key::Tag(e.tag().to_owned()));
+        take(&self.by_tag, e.tag());
         if let Some(id) = e.attr("id") {
-            take(Key::Id(id.to_owned()));
+            take(&self.by_id, id);
         }
         for class in e.class().split_ascii_whitespace() {
-            take(Key::Class(class.to_owned()));
+            take(&self.by_class, class);
         }
         if candidates.is_empty() {
             return Vec::new();
@@ -636,10 +644,11 @@ impl<'a> Blocks<'a> {
         }
     }
 
-    /// From `self.pos`, the index of the first `{`, `;` or unmatched `}` outside strings and comments.
-    fn scan_prelude(&self) -> Option<(usize, u8)> {
+    /// The index and byte of the first of `{`, `;` and `}` from `from` on, outside strings
+    /// and comments, for which `stop` says yes.
+    fn scan(&self, from: usize, mut stop: impl FnMut(u8) -> bool) -> Option<(usize, u8)> {
         let bytes = self.css.as_bytes();
-        let mut i = self.pos;
+        let mut i = from;
         let mut quote = 0u8;
         while i < bytes.len() {
             let b = bytes[i];
@@ -655,7 +664,7 @@ impl<'a> Blocks<'a> {
                     b'/' if bytes.get(i + 1) == Some(&b'*') => {
                         i = self.css[i + 2..].find("*/").map_or(bytes.len(), |j| i + 2 + j + 1);
                     }
-                    b'{' | b';' | b'}' => return Some((i, b)),
+                    b'{' | b';' | b'}' if stop(b) => return Some((i, b)),
                     _ => {}
                 }
             }
@@ -664,39 +673,23 @@ impl<'a> Blocks<'a> {
         None
     }
 
+    /// From `self.pos`, the first `{`, `;` or unmatched `}`.
+    fn scan_prelude(&self) -> Option<(usize, u8)> {
+        self.scan(self.pos, |_| true)
+    }
+
     /// The end (index of the matching `}`) of a block whose `{` is at `open`.
     fn block_end(&self, open: usize) -> usize {
-        let bytes = self.css.as_bytes();
         let mut depth = 0usize;
-        let mut quote = 0u8;
-        let mut i = open;
-        while i < bytes.len() {
-            let b = bytes[i];
-            if quote != 0 {
-                if b == b'\\' {
-                    i += 1;
-                } else if b == quote {
-                    quote = 0;
-                }
-            } else {
-                match b {
-                    b'"' | b'\'' => quote = b,
-                    b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                        i = self.css[i + 2..].find("*/").map_or(bytes.len(), |j| i + 2 + j + 1);
-                    }
-                    b'{' => depth += 1,
-                    b'}' => {
-                        depth = depth.saturating_sub(1);
-                        if depth == 0 {
-                            return i;
-                        }
-                    }
-                    _ => {}
-                }
+        let close = self.scan(open, |b| {
+            match b {
+                b'{' => depth += 1,
+                b'}' => depth = depth.saturating_sub(1),
+                _ => {}
             }
-            i += 1;
-        }
-        bytes.len()
+            b == b'}' && depth == 0
+        });
+        close.map_or(self.css.len(), |(i, _)| i)
     }
 }
 

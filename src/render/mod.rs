@@ -72,6 +72,16 @@ pub enum RenderLimit {
     LayoutFailed,
 }
 
+impl RendererKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lite => "lite",
+            Self::Chrome => "chrome",
+            Self::Auto => "auto",
+        }
+    }
+}
+
 impl RenderLimit {
     pub fn name(self) -> &'static str {
         match self {
@@ -170,9 +180,13 @@ pub fn style_sheets(dom: &Dom, viewport_width: f32) -> Vec<&str> {
 
 /// Styles and lays out a page without painting it (tests and `GOCE_RENDER_DEBUG`).
 pub fn layout_lite(dom: &Dom, options: &RenderOptions) -> Result<layout::Layout, layout::LayoutError> {
+    layout_until(dom, options, Instant::now() + options.time_limit)
+}
+
+fn layout_until(dom: &Dom, options: &RenderOptions, deadline: Instant) -> Result<layout::Layout, layout::LayoutError> {
     let keys = PageKeys::of(dom);
     let sheet = Stylesheet::parse(style_sheets(dom, options.viewport_width), &keys, options.viewport_width);
-    let bounds = layout::LayoutBounds { max_boxes: options.max_boxes, deadline: Some(Instant::now() + options.time_limit) };
+    let bounds = layout::LayoutBounds { max_boxes: options.max_boxes, deadline: Some(deadline) };
     layout::build(dom, &sheet, options.viewport_width, bounds)
 }
 
@@ -180,13 +194,9 @@ pub fn layout_lite(dom: &Dom, options: &RenderOptions) -> Result<layout::Layout,
 /// drawn before the bound (or is blank) and `limit` says which.
 pub fn render_lite(dom: &Dom, options: &RenderOptions) -> Rendered {
     let started = Instant::now();
-    let deadline = started + options.time_limit;
-    let keys = PageKeys::of(dom);
-    let sheet = Stylesheet::parse(style_sheets(dom, options.viewport_width), &keys, options.viewport_width);
-    let bounds = layout::LayoutBounds { max_boxes: options.max_boxes, deadline: Some(deadline) };
     let scale = options.size as f32 / options.viewport_width;
     // taffy is not ours: a panic inside it must not take the run down.
-    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| layout::build(dom, &sheet, options.viewport_width, bounds)));
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| layout_until(dom, options, started + options.time_limit)));
     let layout_time = started.elapsed();
     let square = options.size;
     let Ok(Ok(layout)) = built else {
