@@ -6,13 +6,16 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test eval eval-warcs eval-extraction eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test model eval eval-warcs eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
 
-setup:  ## Install everything (system packages, Python check tools) and build
-	bash scripts/setup.sh
+# TORCH=cuda also installs LibTorch's CUDA libraries (for GPU nodes).
+TORCH ?= cpu
+
+setup:  ## Install everything (system packages, Python check tools, LibTorch) and build
+	TORCH=$(TORCH) bash scripts/setup.sh
 
 build:  ## Release build of the binary
 	$(CARGO) build --release --locked
@@ -20,7 +23,13 @@ build:  ## Release build of the binary
 test:  ## All unit and integration tests (over the project's own fixtures)
 	$(CARGO) test --release --locked
 
-eval: eval-warcs eval-extraction eval-render eval-slurm eval-cc  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
+# The pages whose pictures and model outputs are recorded in models/check for the regression test.
+CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
+
+model: build  ## Retrain the ResNet and the html-features baseline on WCXB-dev on this CPU (~10 min); rewrites models/
+	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --out models $(addprefix --check-page ,$(CHECK_PAGES))
+
+eval: eval-warcs eval-extraction eval-classifier eval-render eval-slurm eval-cc  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
 
 eval-warcs: build  ## Every real WARC file in ../shared/data/warc, and the 1,678-page WCXB+Scrapinghub WARC
 	$(PYTHON) scripts/eval_warcs.py --binary $(BIN) --shared $(SHARED)
@@ -35,6 +44,7 @@ bench: bench-data  ## WARC read, extraction and render speed on one core (criter
 	GOCE_BENCH_WARC=$(BENCH_WARC) $(CARGO) bench --locked --bench warc_read
 	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench extract
 	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench render
+	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench classify
 	$(CARGO) build --release --locked
 	bash scripts/bench_process.sh $(BENCH_WARC)
 	bash scripts/bench_render.sh $(SHARED)/data/wcxb-dev 60
@@ -74,6 +84,12 @@ cc-slice: build  ## Fetch WARC files FIRST..FIRST+COUNT-1 of CRAWL (resumable) a
 
 cc-slurm: build  ## The same, but submitted as a Slurm array (one task per WARC file)
 	CC_SLURM=1 CC_BASE=$(CC_BASE) CC_DIR=$(CC_DIR) CC_OUT=$(CC_OUT) GOCE_WARC=$(realpath $(BIN)) bash scripts/cc_slice.sh $(CRAWL) $(FIRST) $(COUNT)
+
+eval-classifier: build  ## goce with the classifiers' genre beside oracle on the classifier's held-out test domains (target/eval/classifier-*.json)
+	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier resnet \
+	  --extractor goce --extractor oracle --extractor article --extractor list-view --json target/eval/classifier-resnet.json
+	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier html-features \
+	  --extractor goce --json target/eval/classifier-html-features.json
 
 eval-extraction: build  ## Extraction quality on WCXB-dev (the paper's Table 2 shape; report in target/eval/extraction.json)
 	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --split held-out --json target/eval/extraction.json --require $(EXTRACTION_FLOORS)

@@ -38,11 +38,32 @@ if [ "$rust_minor" -lt 88 ]; then
 fi
 
 # Python tools for `make eval` (and pillow for `make contact-sheet`) in their own virtual
-# environment, pinned.
+# environment, pinned. Its pip also fetches LibTorch below.
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, duckdb, PIL' 2>/dev/null; then
   say "creating .venv with pyarrow, duckdb and pillow"
   python3 -m venv .venv
   .venv/bin/python -m pip install -q --disable-pip-version-check -r scripts/requirements-eval.txt
+fi
+
+# LibTorch for the classifier (tch 0.26 wants PyTorch 2.13.0). PyPI's torch wheel is used as
+# a plain LibTorch folder, .libtorch/torch (docs: README "LibTorch"). Its CPU library needs
+# two small CUDA runtime wheels; TORCH=cuda adds the CUDA libraries for GPU nodes (3.6 GB).
+TORCH_VERSION=2.13.0
+TORCH_WHEELS=(torch==$TORCH_VERSION nvidia-cuda-runtime==13.0.96 nvidia-cuda-cupti==13.0.85)
+if [ "${TORCH:-cpu}" = cuda ]; then
+  TORCH_WHEELS+=(nvidia-cusparse==12.6.3.3 nvidia-nvjitlink==13.5.37 nvidia-cufft==12.0.0.61 nvidia-cufile==1.15.1.6
+    nvidia-cusparselt-cu13==0.8.1 nvidia-nccl-cu13==2.29.7 nvidia-curand==10.4.0.35 nvidia-cublas==13.1.1.3
+    nvidia-cudnn-cu13==9.20.0.48 nvidia-cuda-nvrtc==13.0.88 nvidia-nvshmem-cu13==3.4.5)
+fi
+torch_marker=".libtorch/.installed-${TORCH:-cpu}-$TORCH_VERSION"
+if [ ! -f "$torch_marker" ]; then
+  say "installing LibTorch $TORCH_VERSION (${TORCH:-cpu}) into .libtorch"
+  for attempt in 1 2; do
+    .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --upgrade --target "$PWD/.libtorch" "${TORCH_WHEELS[@]}" && break
+    [ "$attempt" = 2 ] && { echo "setup: could not download LibTorch from PyPI" >&2; exit 1; }
+  done
+  echo "$TORCH_VERSION" > .libtorch/torch/build-version   # torch-sys checks the version against this
+  touch "$torch_marker"
 fi
 
 say "building goce-warc (release)"

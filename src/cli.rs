@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
+use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice};
 use goce_warc::extract::{ExtractLimits, Extractor, Genre};
 use goce_warc::page::PageFilter;
 use goce_warc::pipeline::{self, Input, ProcessConfig, Progress, RunSummary};
@@ -34,9 +35,127 @@ pub enum Command {
     Eval(EvalArgs),
     /// Draw pages as the classifier sees them: PNG pictures from HTML files.
     Render(RenderArgs),
+    /// Say what type and genre pages are (the classifier that `process` and `eval` use).
+    Classify(ClassifyArgs),
+    /// Train the ResNet and the html-features baseline on a WCXB-style dataset and
+    /// write models/ (what `make model` runs).
+    Train(TrainArgs),
     /// Add up the manifests of an output folder (pages, genres, skips by reason) and list
     /// the inputs that have none yet.
     Summary(SummaryArgs),
+}
+
+/// The genre classifier, for every command that classifies.
+#[derive(Args, Debug, Clone)]
+pub struct ClassifierArgs {
+    /// Which classifier decides each page's type and genre (and so the algorithm of the
+    /// goce extractor): resnet (the page's picture with HTML features), html-features
+    /// (the paper's baseline), none (goce guesses from HTML structure; no type column).
+    #[arg(long, value_enum, default_value = "resnet")]
+    pub classifier: ClassifierArg,
+
+    /// Where the ResNet runs: auto (CUDA when LibTorch's CUDA library and a GPU are
+    /// present, else the CPU), cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto", value_name = "DEVICE")]
+    pub device: DeviceChoice,
+
+    /// The models folder (default: $GOCE_MODELS, ./models, or the models/ of the
+    /// repository goce-warc was built in).
+    #[arg(long, value_name = "DIR")]
+    pub models: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClassifierArg {
+    Resnet,
+    HtmlFeatures,
+    None,
+}
+
+impl ClassifierArgs {
+    fn kind(&self) -> Option<ClassifierKind> {
+        match self.classifier {
+            ClassifierArg::Resnet => Some(ClassifierKind::Resnet),
+            ClassifierArg::HtmlFeatures => Some(ClassifierKind::HtmlFeatures),
+            ClassifierArg::None => None,
+        }
+    }
+
+    /// Loads the chosen classifier; LibTorch uses `threads` CPU threads.
+    fn load(&self, threads: usize) -> anyhow::Result<Option<Classifier>> {
+        let Some(kind) = self.kind() else { return Ok(None) };
+        if kind == ClassifierKind::Resnet {
+            tch::set_num_threads(i32::try_from(threads.max(1)).unwrap_or(1));
+        }
+        let models = goce_warc::classify::find_models_dir(self.models.as_deref())?;
+        let classifier = Classifier::load(kind, &models, self.device)?;
+        if let Classifier::Resnet(net) = &classifier {
+            tracing::info!("classifier: resnet from {} on {:?}", models.display(), net.device);
+        }
+        Ok(Some(classifier))
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ClassifyArgs {
+    /// HTML files (`.html` or `.html.gz`), or `-` for standard input.
+    #[arg(value_name = "PAGE", required = true)]
+    pub pages: Vec<String>,
+
+    #[command(flatten)]
+    pub classifier: ClassifierArgs,
+
+    /// The URL the page was fetched from (one page only): its path is one of the
+    /// classifier's features. Without it the page is classified as if its URL were unknown.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// Print a JSON line per page (with every page type's probability).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The WCXB-style dataset to render and learn from.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/wcxb-dev")]
+    pub dataset: PathBuf,
+
+    /// Where the models, metrics.json and the model card go.
+    #[arg(long, value_name = "DIR", default_value = "models")]
+    pub out: PathBuf,
+
+    /// Seed of the domain split, the weight initialisation and the batch order.
+    #[arg(long, default_value_t = goce_warc::classify::train::TrainConfig::default().seed)]
+    pub seed: u64,
+
+    /// Most training epochs (training stops earlier when validation loss stalls).
+    #[arg(long, default_value_t = goce_warc::classify::train::TrainConfig::default().epochs)]
+    pub epochs: usize,
+
+    /// Channels per ResNet stage, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "32,64,128,256")]
+    pub widths: Vec<i64>,
+
+    /// Basic blocks per ResNet stage, comma-separated (ResNet-18 is 2,2,2,2).
+    #[arg(long, value_delimiter = ',', default_value = "1,1,1,1")]
+    pub blocks: Vec<i64>,
+
+    /// Train on the picture alone (no HTML features fused into the head).
+    #[arg(long)]
+    pub picture_only: bool,
+
+    /// Pages whose pictures and outputs are recorded in OUT/check for the regression test.
+    #[arg(long, value_name = "PAGE")]
+    pub check_page: Vec<PathBuf>,
+
+    /// CPU threads for LibTorch and rendering.
+    #[arg(long, short = 'j', default_value_t = 2)]
+    pub threads: usize,
+
+    /// Where to train: cpu, cuda, cuda:N, auto.
+    #[arg(long, default_value = "cpu")]
+    pub device: DeviceChoice,
 }
 
 #[derive(Args, Debug)]
@@ -111,9 +230,16 @@ pub struct ExtractArgs {
     #[arg(long, value_enum, default_value = "goce")]
     pub extractor: Extractor,
 
-    /// The page's genre, when known: `goce` uses it instead of its guess.
+    /// The page's genre, when known: `goce` uses it instead of the classifier's.
     #[arg(long, value_enum)]
     pub genre: Option<Genre>,
+
+    /// The URL the page was fetched from, which the classifier reads (optional).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    #[command(flatten)]
+    pub classifier: ClassifierArgs,
 
     /// Print JSON ({"title", "genre", "extractor", "text"}) instead of the text.
     #[arg(long)]
@@ -138,6 +264,15 @@ pub struct EvalArgs {
     /// Write the report (means per split, subset and extractor, and every page's scores) as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// The classifier whose genre `goce` uses.
+    #[command(flatten)]
+    pub classifier: ClassifierArgs,
+
+    /// Score only the pages of the classifier's held-out test domains (the split
+    /// recorded in MODELS/metrics.json), where `goce` meets pages the classifier never saw.
+    #[arg(long)]
+    pub test_domains: bool,
 
     /// Fail (exit 1) unless the held-out word F1 of EXTRACTOR reaches each floor:
     /// `oracle:all=0.86,article=0.89,list-view=0.75`. Repeatable.
@@ -191,12 +326,19 @@ pub struct ProcessArgs {
     #[arg(long)]
     pub any_status: bool,
 
-    /// Text extraction algorithm.
-    #[arg(long, value_enum, default_value = "all-text")]
+    /// Text extraction algorithm (goce: the classifier's genre picks article or list-view).
+    #[arg(long, value_enum, default_value = "goce")]
     pub extractor: Extractor,
 
+    #[command(flatten)]
+    pub classifier: ClassifierArgs,
+
+    /// Pictures per ResNet forward pass (default: 32 on the CPU, 256 on CUDA).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub batch_size: Option<u64>,
+
     /// Render every page to the classifier's picture with this renderer (bounds hit are
-    /// counted in the manifest's render_notes). Off by default until the classifier uses it.
+    /// counted in the manifest's render_notes). Default: lite when the classifier is resnet.
     #[arg(long, value_enum, value_name = "RENDERER")]
     pub renderer: Option<goce_warc::render::RendererKind>,
 
@@ -256,6 +398,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Eval(args) => eval(args),
         Command::Render(args) => render(args),
         Command::Summary(args) => summary(args),
+        Command::Classify(args) => classify(args),
+        Command::Train(args) => train(args),
     }
 }
 
@@ -281,11 +425,20 @@ fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let classifier = args.classifier.load(threads)?;
+    let on_gpu = matches!(&classifier, Some(Classifier::Resnet(net)) if net.device.is_cuda());
+    let batch_size = args.batch_size.map_or(if on_gpu { 256 } else { 32 }, |b| usize::try_from(b).unwrap_or(32));
+    let renderer = match (args.renderer, &args.pictures, &classifier) {
+        (None, None, Some(Classifier::Resnet(_))) => Some(goce_warc::render::RendererKind::Lite),
+        (None, None, _) => None,
+        (kind, _, _) => Some(kind.unwrap_or_default()),
+    };
     let config = ProcessConfig {
         out_dir: args.out.clone(),
         rows_per_shard: usize::try_from(args.rows_per_shard).unwrap_or(usize::MAX),
         overwrite: args.overwrite,
-        threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1),
+        threads,
         reader: ReaderLimits { max_record_bytes: args.max_record_bytes, ..ReaderLimits::default() },
         filter: PageFilter {
             statuses: if args.any_status { Vec::new() } else { args.status.clone() },
@@ -298,11 +451,13 @@ fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
             max_elements: args.max_elements,
             max_page_time: std::time::Duration::from_millis(args.max_page_ms),
         },
-        renderer: match (args.renderer, &args.pictures) {
-            (None, None) => None,
-            (kind, _) => Some(std::sync::Arc::new(goce_warc::render::PageRenderer::new(kind.unwrap_or_default(), goce_warc::render::RenderOptions::default())?)),
+        renderer: match renderer {
+            None => None,
+            Some(kind) => Some(std::sync::Arc::new(goce_warc::render::PageRenderer::new(kind, goce_warc::render::RenderOptions::default())?)),
         },
         pictures_dir: args.pictures.clone(),
+        classifier: classifier.map(std::sync::Arc::new),
+        batch_size,
     };
     if let Some(dir) = &args.pictures {
         std::fs::create_dir_all(dir).with_context(|| format!("creating --pictures folder {}", dir.display()))?;
@@ -421,7 +576,15 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     if args.extractor.needs_gold_genre() && args.genre.is_none() {
         anyhow::bail!("--extractor oracle needs --genre (or use goce, which guesses it)");
     }
-    let extraction = args.extractor.extract(&html, args.genre, &ExtractLimits::default())?;
+    let genre = match args.genre {
+        Some(genre) => Some(genre),
+        None if args.extractor == Extractor::Goce => match args.classifier.load(1)? {
+            Some(classifier) => Some(classifier.classify_html(&html, args.url.as_deref().unwrap_or(""), &ExtractLimits::default())?.genre),
+            None => None,
+        },
+        None => None,
+    };
+    let extraction = args.extractor.extract(&html, genre, &ExtractLimits::default())?;
     let output = if args.json {
         let json = serde_json::json!({
             "title": extraction.title,
@@ -519,11 +682,25 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     };
     let floors: Vec<(Extractor, String, f64)> =
         args.require.iter().map(|r| parse_floor(r)).collect::<anyhow::Result<Vec<_>>>()?.into_iter().flatten().collect();
-    let pages = eval::load(&args.dataset)?;
+    let mut pages = eval::load(&args.dataset)?;
+    if args.test_domains {
+        let models = goce_warc::classify::find_models_dir(args.classifier.models.as_deref())?;
+        let split = goce_warc::classify::train::recorded_split(&models)?;
+        pages.retain(|p| split.is_test(p));
+        eprintln!("eval: {} pages from the classifier's held-out test domains", pages.len());
+    }
     anyhow::ensure!(!pages.is_empty(), "no pages in {}", args.dataset.display());
     let started = std::time::Instant::now();
-    let scores = eval::evaluate(&pages, &extractors, &ExtractLimits::default());
-    let report = eval::report(&args.dataset.display().to_string(), &extractors, scores);
+    let threads = rayon::current_num_threads();
+    let (genres, genre_source) = match args.classifier.load(threads)? {
+        Some(classifier) if extractors.contains(&Extractor::Goce) => {
+            let predicted = eval::predict_genres(&pages, &classifier, &ExtractLimits::default())?;
+            (predicted, format!("the {} classifier's genre", classifier.kind().name()))
+        }
+        _ => (Default::default(), "a guess from HTML structure (list-view repetition), --classifier none".to_string()),
+    };
+    let scores = eval::evaluate(&pages, &extractors, &ExtractLimits::default(), &genres);
+    let report = eval::report(&args.dataset.display().to_string(), &extractors, scores, &genre_source);
     let splits = if args.split == Split::All { vec![Split::Tuning, Split::HeldOut, Split::All] } else { vec![args.split] };
     for split in splits {
         print_stdout(&eval::render_table(&report, split))?;
@@ -548,6 +725,61 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn classify(args: ClassifyArgs) -> anyhow::Result<ExitCode> {
+    let Some(classifier) = args.classifier.load(rayon::current_num_threads())? else {
+        anyhow::bail!("--classifier none: nothing to classify with");
+    };
+    anyhow::ensure!(args.url.is_none() || args.pages.len() == 1, "--url names the URL of one page; give one page with it");
+    let url = args.url.as_deref().unwrap_or("");
+    let mut failed = 0;
+    for page in &args.pages {
+        let prediction = read_page(page).and_then(|html| Ok(classifier.classify_html(&html, url, &ExtractLimits::default())?));
+        match prediction {
+            Ok(p) if args.json => {
+                let probabilities: serde_json::Map<String, serde_json::Value> =
+                    goce_warc::classify::PAGE_TYPES.iter().zip(p.probabilities).map(|(t, v)| (t.name().to_string(), serde_json::json!(v))).collect();
+                print_stdout(&serde_json::json!({
+                    "page": page,
+                    "classifier": classifier.kind().name(),
+                    "page_type": p.page_type.name(),
+                    "genre": p.genre.name(),
+                    "genre_confidence": p.genre_confidence,
+                    "probabilities": probabilities,
+                }).to_string())?;
+            }
+            Ok(p) => print_stdout(&format!("{page}\t{}\t{}\t{:.3}", p.genre.name(), p.page_type.name(), p.genre_confidence))?,
+            Err(e) => {
+                failed += 1;
+                eprintln!("goce-warc: {page}: {e:#}");
+            }
+        }
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    use goce_warc::classify::train::{self, TrainConfig};
+    let config = TrainConfig {
+        dataset: args.dataset,
+        out: args.out,
+        seed: args.seed,
+        epochs: args.epochs,
+        widths: args.widths,
+        blocks: args.blocks,
+        fuse_features: !args.picture_only,
+        threads: args.threads,
+        device: args.device,
+        check_pages: args.check_page,
+        ..TrainConfig::default()
+    };
+    rayon::ThreadPoolBuilder::new().num_threads(config.threads.max(1)).build_global().ok();
+    let report = train::train(&config, &|line| eprintln!("train: {line}"))?;
+    let card = train::model_card(&report);
+    std::fs::write(config.out.join("README.md"), card).context("writing the model card")?;
+    eprintln!("train: wrote {}", config.out.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// "oracle:all=0.86,article=0.89" → [(oracle, all, 0.86), (oracle, article, 0.89)].

@@ -1,9 +1,10 @@
 //! goce-warc: Common Crawl WARC archives to clean, genre-labelled text in Parquet.
 //!
 //! The modules follow the data flow, one stage each:
-//! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`render`] (pictures) → [`extract`] (text) →
+//! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`render`] (pictures) → [`classify`] (genre) → [`extract`] (text) →
 //! [`output`] (Parquet shards and manifests), driven by [`pipeline`].
 
+pub mod classify;
 pub mod dom;
 pub mod eval;
 pub mod extract;

@@ -31,7 +31,7 @@ fn fixture_golds() -> Vec<Gold> {
 #[test]
 fn sample_warcs_give_one_row_per_html_page_with_visible_text() {
     let out = tempfile::tempdir().unwrap();
-    let run = process_paths(out.path(), &samples(), &[]);
+    let run = process_paths(out.path(), &samples(), &["--extractor", "all-text", "--classifier", "none"]);
     assert!(run.status.success(), "{}", stderr(&run));
     let rows = read_all_rows(out.path());
     assert_eq!(rows.len(), 15, "12 pages + 3 encoding variants; the redirect, robots.txt and PNG are not pages");
@@ -45,7 +45,7 @@ fn sample_warcs_give_one_row_per_html_page_with_visible_text() {
         for phrase in &gold.must_not_contain {
             assert!(!row.text.contains(phrase.as_str()), "{}: hidden {phrase:?} leaked", gold.url);
         }
-        assert_eq!((row.extractor.as_str(), row.genre.as_deref(), row.http_status), ("all-text", None, 200));
+        assert_eq!((row.extractor.as_str(), row.genre.as_deref(), row.page_type.as_deref(), row.http_status), ("all-text", None, None, 200));
         assert!(row.warc_record_id.as_deref().is_some_and(|id| id.starts_with("<urn:uuid:")));
         assert!(row.warc_offset.is_some());
     }
@@ -206,17 +206,44 @@ fn help_explains_every_flag() {
 }
 
 #[test]
-fn the_goce_extractor_fills_the_genre_column() {
+fn by_default_the_resnet_classifies_every_page_and_its_genre_picks_the_text() {
     let out = tempfile::tempdir().unwrap();
-    let run = process_paths(out.path(), &samples()[..2], &["--extractor", "goce"]);
+    let run = process_paths(out.path(), &samples()[..2], &["--device", "cpu", "--batch-size", "5"]);
     assert!(run.status.success(), "{}", stderr(&run));
     let rows = read_all_rows(out.path());
     assert_eq!(rows.len(), 12);
+    let types = ["article", "forum", "product", "collection", "listing", "documentation", "service"];
     for row in &rows {
         assert_eq!(row.extractor, "goce");
         assert!(matches!(row.genre.as_deref(), Some("article" | "list-view")), "{row:?}");
+        assert!(row.page_type.as_deref().is_some_and(|t| types.contains(&t)), "{row:?}");
+        assert!(row.genre_confidence.is_some_and(|c| (0.5..=1.0).contains(&c)), "{row:?}");
         assert!(!row.text.is_empty());
     }
+    // The manifests count the rows by page type and genre.
+    let mut by_type = 0;
+    for sample in &samples()[..2] {
+        let stem = sample.file_name().unwrap().to_str().unwrap().split('.').next().unwrap().to_string();
+        let m = manifest(out.path(), &stem);
+        by_type += m["counts"]["page_types"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>();
+        assert_eq!(m["extractor"], "goce");
+    }
+    assert_eq!(by_type, 12);
+    // Each row's text is what its predicted genre's algorithm gives for the page.
+    let mut compared = 0;
+    for entry in std::fs::read_dir(project_file("tests/fixtures/pages")).unwrap().flatten() {
+        let page = entry.path().with_extension("html");
+        if entry.path().extension().is_none_or(|e| e != "json") || !page.exists() {
+            continue;
+        }
+        let gold: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
+        let Some(row) = rows.iter().find(|r| r.url == gold["url"].as_str().unwrap()) else { continue };
+        compared += 1;
+        let genre = row.genre.as_deref().unwrap();
+        let out = bin().args(["extract", page.to_str().unwrap(), "--extractor", "goce", "--genre", genre]).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), row.text.trim_end(), "{}", row.url);
+    }
+    assert!(compared >= 6, "only {compared} rows compared");
     let grid = rows.iter().find(|r| r.url.contains("kettles-teapots")).unwrap();
     assert!(grid.text.contains("Whistling Stovetop Kettle 2.5 L") && grid.text.contains("Yixing Clay Teapot Small"));
 }

@@ -22,6 +22,9 @@ pub struct Counts {
     /// Rows by genre (when the extractor gives one).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub genres: BTreeMap<String, u64>,
+    /// Rows by page type (when a classifier ran).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub page_types: BTreeMap<String, u64>,
     /// Pages rendered, by renderer (`lite`, `chrome`); empty when nothing was rendered.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rendered: BTreeMap<String, u64>,
@@ -42,6 +45,7 @@ impl Counts {
             (&mut self.filtered, &other.filtered),
             (&mut self.skipped, &other.skipped),
             (&mut self.genres, &other.genres),
+            (&mut self.page_types, &other.page_types),
             (&mut self.rendered, &other.rendered),
             (&mut self.render_notes, &other.render_notes),
         ] {

@@ -1,7 +1,9 @@
 //! Drives the stages for `process`: per input, a reader thread streams response
-//! records in batches over a bounded channel; a worker pool decodes and extracts the
-//! pages of a batch in parallel; rows go, in input order, to the shard writer.
-//! Memory is bounded by the channel depth × batch size, whatever the input size.
+//! records in batches over a bounded channel; a worker pool decodes, parses, renders
+//! and extracts the pages of a batch in parallel; a classifier thread runs the ResNet
+//! over the batch's pictures (`--batch-size` at a time, one forward pass each), lets
+//! each page's genre pick its text, and hands the rows, in input order, to the shard
+//! writer. Memory is bounded by the channel depths × batch size, whatever the input size.
 
 mod inputs;
 mod progress;
@@ -16,8 +18,9 @@ use rayon::prelude::*;
 pub use inputs::{Input, Shard, read_paths_list};
 pub use progress::Progress;
 
-use crate::extract::{ExtractLimits, Extractor, parse_page};
-use crate::render::PageRenderer;
+use crate::classify::{Classifier, Features, NetInput, Prediction};
+use crate::extract::{Extraction, ExtractLimits, Extractor, Genre, parse_page};
+use crate::render::{PageRenderer, Picture};
 use crate::output::{
     Counts, Manifest, OutputError, Row, ShardWriter, manifest_path, parse_warc_date, remove_leftovers, write_manifest,
 };
@@ -30,6 +33,8 @@ pub const BATCH_RECORDS: usize = 256;
 pub const BATCH_BYTES: usize = 8 << 20;
 /// Batches the reader may run ahead of the workers.
 pub const QUEUE_BATCHES: usize = 4;
+/// Processed batches the workers may run ahead of the classifier and writer.
+pub const CLASSIFY_QUEUE_BATCHES: usize = 2;
 
 #[derive(Debug, Clone)]
 pub struct ProcessConfig {
@@ -45,6 +50,11 @@ pub struct ProcessConfig {
     pub renderer: Option<Arc<PageRenderer>>,
     /// Also write each page's picture here as PNG (`WARCSTEM-OFFSET.png`).
     pub pictures_dir: Option<PathBuf>,
+    /// Decides each page's type and genre (and so `goce`'s algorithm); `None`: the
+    /// genre columns stay empty and `goce` guesses from HTML structure.
+    pub classifier: Option<Arc<Classifier>>,
+    /// Pictures per ResNet forward pass.
+    pub batch_size: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -147,9 +157,17 @@ struct RenderNote {
 }
 
 enum Processed {
-    Row(Box<Row>, Option<RenderNote>),
+    Row(Box<Row>, Option<RenderNote>, Option<Box<Pending>>),
     Filtered(&'static str),
     Skipped(&'static str),
+}
+
+/// A page waiting for the batched ResNet: its input and, under `goce`, both texts, of
+/// which the predicted genre keeps one.
+struct Pending {
+    picture: Option<Picture>,
+    features: Features,
+    candidates: Option<Box<[Extraction; 2]>>,
 }
 
 pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::ThreadPool, progress: &Progress) -> InputOutcome {
@@ -180,38 +198,53 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
         let limits = config.reader;
         let reader_thread = scope.spawn(move || read_records(reader_input, limits, &tx, &position, &records));
 
-        let mut write_result: Result<(), OutputError> = Ok(());
+        let (done_tx, done_rx) = crossbeam_channel::bounded::<Vec<Processed>>(CLASSIFY_QUEUE_BATCHES);
+        let counts = &mut counts;
+        let writer = &mut writer;
+        let (read_position, records_read) = (&read_position, &records_read);
+        let writer_thread = scope.spawn(move || -> Result<(), OutputError> {
+            for mut processed in done_rx.iter() {
+                if let Some(classifier) = &config.classifier {
+                    classify_pending(classifier, config.batch_size, &mut processed, counts);
+                }
+                for p in processed {
+                    match p {
+                        Processed::Row(row, render, _) => {
+                            counts.pages += 1;
+                            if let Some(genre) = &row.genre {
+                                *counts.genres.entry(genre.clone()).or_default() += 1;
+                            }
+                            if let Some(page_type) = &row.page_type {
+                                *counts.page_types.entry(page_type.clone()).or_default() += 1;
+                            }
+                            if let Some(RenderNote { renderer, note }) = render {
+                                *counts.rendered.entry(renderer.to_string()).or_default() += 1;
+                                if let Some(note) = note {
+                                    *counts.render_notes.entry(note.to_string()).or_default() += 1;
+                                }
+                            }
+                            writer.push(*row)?;
+                        }
+                        Processed::Filtered(reason) => counts.count_filtered(reason),
+                        Processed::Skipped(reason) => counts.count_skip(reason),
+                    }
+                }
+                progress.advance(read_position.load(Ordering::Relaxed), records_read.load(Ordering::Relaxed), counts.pages);
+            }
+            Ok(())
+        });
+
         for batch in rx.iter() {
             let processed: Vec<Processed> = pool.install(|| {
                 batch.into_par_iter().map(|record| process_record(record, config, &warc_file)).collect()
             });
-            for p in processed {
-                match p {
-                    Processed::Row(row, render) => {
-                        counts.pages += 1;
-                        if let Some(genre) = &row.genre {
-                            *counts.genres.entry(genre.clone()).or_default() += 1;
-                        }
-                        if let Some(RenderNote { renderer, note }) = render {
-                            *counts.rendered.entry(renderer.to_string()).or_default() += 1;
-                            if let Some(note) = note {
-                                *counts.render_notes.entry(note.to_string()).or_default() += 1;
-                            }
-                        }
-                        if write_result.is_ok() {
-                            write_result = writer.push(*row);
-                        }
-                    }
-                    Processed::Filtered(reason) => counts.count_filtered(reason),
-                    Processed::Skipped(reason) => counts.count_skip(reason),
-                }
-            }
-            progress.advance(read_position.load(Ordering::Relaxed), records_read.load(Ordering::Relaxed), counts.pages);
-            if write_result.is_err() {
-                break;
+            if done_tx.send(processed).is_err() {
+                break; // The writer stopped on an error, reported below.
             }
         }
         drop(rx);
+        drop(done_tx);
+        let write_result = writer_thread.join().unwrap_or_else(|_| Err(OutputError::io(out_dir, std::io::Error::other("the classifier/writer thread panicked"))));
         let read = reader_thread.join().map_err(|_| std::io::Error::other("reader thread panicked"));
         (read, write_result)
     });
@@ -312,23 +345,66 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
             return Processed::Skipped(e.name());
         }
     };
-    let mut render_note = None;
-    let extracted = match &config.renderer {
-        None => config.extractor.extract(&page.html, None, &config.extract_limits),
-        // One DOM for the picture and the text.
-        Some(renderer) => parse_page(&page.html, &config.extract_limits, true).and_then(|dom| {
-            render_note = Some(render_page(renderer, &page.html, &dom, config.pictures_dir.as_deref(), warc_file, page.offset));
-            config.extractor.extract_parsed(&page.html, &dom, None, &config.extract_limits)
-        }),
+    let skipped = |e: crate::extract::ExtractError| {
+        tracing::debug!(url = %page.url, "extraction failed: {e}");
+        Processed::Skipped(e.name())
     };
-    let extraction = match extracted {
-        Ok(e) => e,
-        Err(e) => {
-            tracing::debug!(url = %page.url, "extraction failed: {e}");
-            return Processed::Skipped(e.name());
+    let mut render_note = None;
+    let mut pending = None;
+    let mut prediction = None;
+    let classifier = config.classifier.as_deref();
+    let extraction = if config.renderer.is_none() && classifier.is_none() {
+        match config.extractor.extract(&page.html, None, &config.extract_limits) {
+            Ok(e) => e,
+            Err(e) => return skipped(e),
+        }
+    } else {
+        // One DOM for the picture, the features and the text.
+        let dom = match parse_page(&page.html, &config.extract_limits, config.renderer.is_some()) {
+            Ok(dom) => dom,
+            Err(e) => return skipped(e),
+        };
+        let picture = config.renderer.as_deref().and_then(|renderer| {
+            let (note, picture) = render_page(renderer, &page.html, &dom, config.pictures_dir.as_deref(), warc_file, page.offset);
+            render_note = Some(note);
+            picture
+        });
+        match classifier {
+            None => match config.extractor.extract_parsed(&page.html, &dom, None, &config.extract_limits) {
+                Ok(e) => e,
+                Err(e) => return skipped(e),
+            },
+            Some(c) if !c.kind().needs_picture() => {
+                let features = Features::of(&dom, &page.url);
+                let predicted = c.classify(&[NetInput { picture: None, features: &features }]).ok().and_then(|mut p| p.pop());
+                let genre = predicted.as_ref().map(|p| p.genre);
+                prediction = predicted;
+                match config.extractor.extract_parsed(&page.html, &dom, genre, &config.extract_limits) {
+                    Ok(e) => e,
+                    Err(e) => return skipped(e),
+                }
+            }
+            Some(_) => {
+                // The genre comes later, from the batch: under goce, extract both ways now.
+                let features = Features::of(&dom, &page.url);
+                let (extraction, candidates) = if config.extractor == Extractor::Goce {
+                    let both = [Genre::Article, Genre::ListView].map(|g| config.extractor.extract_parsed(&page.html, &dom, Some(g), &config.extract_limits));
+                    match both {
+                        [Ok(article), Ok(list_view)] => (article.clone(), Some(Box::new([article, list_view]))),
+                        [Err(e), _] | [_, Err(e)] => return skipped(e),
+                    }
+                } else {
+                    match config.extractor.extract_parsed(&page.html, &dom, None, &config.extract_limits) {
+                        Ok(e) => (e, None),
+                        Err(e) => return skipped(e),
+                    }
+                };
+                pending = Some(Box::new(Pending { picture, features, candidates }));
+                extraction
+            }
         }
     };
-    Processed::Row(Box::new(Row {
+    let mut row = Row {
         warc_date: page.warc_date.as_deref().and_then(parse_warc_date),
         warc_offset: page.offset.and_then(|o| i64::try_from(o).ok()),
         warc_record_id: page.record_id,
@@ -344,10 +420,61 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         extractor: config.extractor.name().to_string(),
         text: extraction.text,
         url: page.url,
-    }), render_note)
+    };
+    if let Some(p) = &prediction {
+        set_prediction(&mut row, p);
+    }
+    Processed::Row(Box::new(row), render_note, pending)
 }
 
-fn render_page(renderer: &PageRenderer, html: &str, dom: &crate::dom::Dom, pictures: Option<&Path>, warc_file: &str, offset: Option<u64>) -> RenderNote {
+fn set_prediction(row: &mut Row, prediction: &Prediction) {
+    row.page_type = Some(prediction.page_type.name().to_string());
+    row.genre = Some(prediction.genre.name().to_string());
+    row.genre_confidence = Some(prediction.genre_confidence);
+}
+
+/// Runs the classifier over the pages of a processed batch that wait for it,
+/// `batch_size` pictures per forward pass, and completes their rows in place.
+fn classify_pending(classifier: &Classifier, batch_size: usize, processed: &mut [Processed], counts: &mut Counts) {
+    let waiting: Vec<usize> = processed.iter().enumerate().filter(|(_, p)| matches!(p, Processed::Row(_, _, Some(_)))).map(|(i, _)| i).collect();
+    for chunk in waiting.chunks(batch_size.max(1)) {
+        let predictions = {
+            let inputs: Vec<NetInput<'_>> = chunk
+                .iter()
+                .filter_map(|&i| match &processed[i] {
+                    Processed::Row(_, _, Some(p)) => Some(NetInput { picture: p.picture.as_ref(), features: &p.features }),
+                    _ => None,
+                })
+                .collect();
+            classifier.classify(&inputs)
+        };
+        let predictions = match predictions {
+            Ok(p) if p.len() == chunk.len() => p,
+            Ok(_) | Err(_) => {
+                if let Err(e) = &predictions {
+                    tracing::error!("classification failed for {} pages (their rows keep the article text): {e}", chunk.len());
+                }
+                *counts.render_notes.entry("classify_failed".to_string()).or_default() += chunk.len() as u64;
+                Vec::new()
+            }
+        };
+        for (k, &i) in chunk.iter().enumerate() {
+            if let Processed::Row(row, _, pending) = &mut processed[i]
+                && let Some(p) = pending.take()
+            {
+                let Some(prediction) = predictions.get(k) else { continue };
+                set_prediction(row, prediction);
+                if let Some(candidates) = p.candidates {
+                    let [article, list_view] = *candidates;
+                    let chosen = if prediction.genre == Genre::ListView { list_view } else { article };
+                    row.text = chosen.text;
+                }
+            }
+        }
+    }
+}
+
+fn render_page(renderer: &PageRenderer, html: &str, dom: &crate::dom::Dom, pictures: Option<&Path>, warc_file: &str, offset: Option<u64>) -> (RenderNote, Option<Picture>) {
     match renderer.render(html, dom) {
         Ok(rendered) => {
             let mut note = rendered.limit.map(crate::render::RenderLimit::name);
@@ -360,11 +487,11 @@ fn render_page(renderer: &PageRenderer, html: &str, dom: &crate::dom::Dom, pictu
                     note = note.or(Some("picture_not_written"));
                 }
             }
-            RenderNote { renderer: rendered.renderer.name(), note }
+            (RenderNote { renderer: rendered.renderer.name(), note }, Some(rendered.picture))
         }
         Err(e) => {
             tracing::debug!("render failed: {e}");
-            RenderNote { renderer: crate::render::RendererKind::Chrome.name(), note: Some("chrome_failed") }
+            (RenderNote { renderer: crate::render::RendererKind::Chrome.name(), note: Some("chrome_failed") }, None)
         }
     }
 }

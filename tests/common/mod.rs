@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use arrow_array::{Array, Int32Array, Int64Array, StringArray};
+use arrow_array::{Array, Float32Array, Int32Array, Int64Array, StringArray};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 /// The binary, outside any Slurm array the tests themselves may run in.
@@ -54,6 +54,8 @@ pub struct TestRow {
     pub charset: String,
     pub extractor: String,
     pub genre: Option<String>,
+    pub page_type: Option<String>,
+    pub genre_confidence: Option<f32>,
     pub http_status: i32,
     pub warc_offset: Option<i64>,
     pub warc_record_id: Option<String>,
@@ -73,6 +75,8 @@ pub fn read_shard(path: &Path) -> Vec<TestRow> {
             strings("url"), strings("title"), strings("text"), strings("charset"), strings("extractor"),
             strings("genre"), strings("warc_record_id"), strings("warc_file"),
         );
+        let page_type = strings("page_type");
+        let confidence = batch.column_by_name("genre_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("genre_confidence");
         let status = batch.column_by_name("http_status").and_then(|c| c.as_any().downcast_ref::<Int32Array>()).cloned().expect("status");
         let offset = batch.column_by_name("warc_offset").and_then(|c| c.as_any().downcast_ref::<Int64Array>()).cloned().expect("offset");
         let opt = |a: &StringArray, i: usize| (!a.is_null(i)).then(|| a.value(i).to_string());
@@ -84,6 +88,8 @@ pub fn read_shard(path: &Path) -> Vec<TestRow> {
                 charset: charset.value(i).to_string(),
                 extractor: extractor.value(i).to_string(),
                 genre: opt(&genre, i),
+                page_type: opt(&page_type, i),
+                genre_confidence: (!confidence.is_null(i)).then(|| confidence.value(i)),
                 http_status: status.value(i),
                 warc_offset: (!offset.is_null(i)).then(|| offset.value(i)),
                 warc_record_id: opt(&id, i),

@@ -1,0 +1,280 @@
+//! Stage 5, classification: a page's picture (and cheap HTML features) → its WCXB page
+//! type, and from that its GOCE genre, which picks the extractor.
+//!
+//! Two classifiers: `resnet` (a small ResNet through LibTorch over the lite renderer's
+//! picture, HTML features fused into its head; batched, CPU or CUDA) and
+//! `html-features` (the paper's baseline: its 11 features and a linear model, plain
+//! Rust). Both are trained by `goce-warc train` ([`train`]) and ship in `models/`.
+
+pub mod device;
+pub mod features;
+pub mod linear;
+pub mod resnet;
+pub mod train;
+
+use std::path::{Path, PathBuf};
+
+pub use device::{DeviceChoice, select_device};
+pub use features::{FEATURE_COUNT, Features};
+pub use linear::LinearModel;
+pub use resnet::{GenreNet, NetInput};
+
+use crate::extract::Genre;
+
+/// WCXB's seven page types, in the models' output order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PageType {
+    Article,
+    Forum,
+    Product,
+    Collection,
+    Listing,
+    Documentation,
+    Service,
+}
+
+pub const PAGE_TYPE_COUNT: usize = 7;
+
+pub const PAGE_TYPES: [PageType; PAGE_TYPE_COUNT] = [
+    PageType::Article,
+    PageType::Forum,
+    PageType::Product,
+    PageType::Collection,
+    PageType::Listing,
+    PageType::Documentation,
+    PageType::Service,
+];
+
+impl PageType {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Article => "article",
+            Self::Forum => "forum",
+            Self::Product => "product",
+            Self::Collection => "collection",
+            Self::Listing => "listing",
+            Self::Documentation => "documentation",
+            Self::Service => "service",
+        }
+    }
+
+    /// WCXB's name (`category` is an older name of `collection`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "category" => Some(Self::Collection),
+            _ => PAGE_TYPES.iter().copied().find(|t| t.name() == name),
+        }
+    }
+
+    pub fn index(self) -> usize {
+        PAGE_TYPES.iter().position(|&t| t == self).unwrap_or(0)
+    }
+
+    pub fn genre(self) -> Genre {
+        Genre::of_page_type(self.name())
+    }
+}
+
+/// What a classifier says about one page.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Prediction {
+    pub page_type: PageType,
+    /// The genre with the larger summed probability of its page types (which can differ
+    /// from the most likely type's genre when the list-view types share the mass).
+    pub genre: Genre,
+    /// The chosen genre's probability.
+    pub genre_confidence: f32,
+    /// Per page type, in [`PAGE_TYPES`] order.
+    pub probabilities: [f32; PAGE_TYPE_COUNT],
+}
+
+impl Prediction {
+    pub fn from_probabilities(probabilities: [f32; PAGE_TYPE_COUNT]) -> Self {
+        Self::with_threshold(probabilities, 0.5)
+    }
+
+    /// Genre list-view when the list-view types' summed probability exceeds `list_view_threshold`
+    /// (the ResNet's is chosen on the validation domains, see `models/README.md`).
+    pub fn with_threshold(probabilities: [f32; PAGE_TYPE_COUNT], list_view_threshold: f32) -> Self {
+        let best = probabilities.iter().enumerate().fold(0, |best, (i, &p)| if p > probabilities[best] { i } else { best });
+        let list_view = list_view_probability(&probabilities);
+        let (genre, genre_confidence) = if list_view > list_view_threshold { (Genre::ListView, list_view) } else { (Genre::Article, 1.0 - list_view) };
+        Self { page_type: PAGE_TYPES[best], genre, genre_confidence, probabilities }
+    }
+}
+
+/// The summed probability of the list-view page types.
+pub fn list_view_probability(probabilities: &[f32; PAGE_TYPE_COUNT]) -> f32 {
+    PAGE_TYPES.iter().zip(probabilities).filter(|(t, _)| t.genre() == Genre::ListView).map(|(_, p)| p).sum()
+}
+
+/// Which classifier decides the genre.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClassifierKind {
+    /// The ResNet over the page's picture, HTML features fused (models/genre-resnet.*).
+    Resnet,
+    /// The paper's 11 HTML features with a linear model (models/html-features.json).
+    HtmlFeatures,
+}
+
+impl ClassifierKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Resnet => "resnet",
+            Self::HtmlFeatures => "html-features",
+        }
+    }
+
+    /// Whether it needs the page's picture.
+    pub fn needs_picture(self) -> bool {
+        self == Self::Resnet
+    }
+}
+
+/// The files in `models/`.
+pub const RESNET_WEIGHTS: &str = "genre-resnet.safetensors";
+pub const RESNET_SPEC: &str = "genre-resnet.json";
+pub const HTML_FEATURES_MODEL: &str = "html-features.json";
+
+const HOW_TO_FIX: &str = "restore models/ from a clone of goce-warc (`git checkout -- models`), pass --models DIR, or retrain with `make model`";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClassifyError {
+    #[error("model file {path}: {detail}; {HOW_TO_FIX}")]
+    Model { path: PathBuf, detail: String },
+    #[error("no models folder found (looked in {looked}); {HOW_TO_FIX}")]
+    NoModels { looked: String },
+    #[error("{0}")]
+    Device(String),
+    #[error("LibTorch: {0}")]
+    Torch(String),
+    #[error("{what}: {detail}")]
+    Training { what: String, detail: String },
+    #[error("{0}")]
+    Page(String),
+}
+
+impl From<tch::TchError> for ClassifyError {
+    fn from(e: tch::TchError) -> Self {
+        Self::Torch(e.to_string())
+    }
+}
+
+/// Where `models/` is: `--models`, else `$GOCE_MODELS`, else `./models`, else the
+/// repository the binary was built in (`target/release/../../models`).
+pub fn find_models_dir(given: Option<&Path>) -> Result<PathBuf, ClassifyError> {
+    if let Some(dir) = given {
+        return Ok(dir.to_path_buf());
+    }
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(env) = std::env::var_os("GOCE_MODELS") {
+        candidates.push(PathBuf::from(env));
+    }
+    candidates.push(PathBuf::from("models"));
+    if let Ok(exe) = std::env::current_exe()
+        && let Some(repo) = exe.parent().and_then(Path::parent).and_then(Path::parent)
+    {
+        candidates.push(repo.join("models"));
+    }
+    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"));
+    candidates.dedup();
+    candidates
+        .iter()
+        .find(|d| d.join(HTML_FEATURES_MODEL).is_file() || d.join(RESNET_SPEC).is_file())
+        .cloned()
+        .ok_or_else(|| ClassifyError::NoModels { looked: candidates.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ") })
+}
+
+/// A loaded classifier.
+pub enum Classifier {
+    Resnet(Box<GenreNet>),
+    HtmlFeatures(LinearModel),
+}
+
+impl std::fmt::Debug for Classifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Resnet(net) => write!(f, "Classifier::Resnet({:?} on {:?})", net.spec.widths, net.device),
+            Self::HtmlFeatures(_) => write!(f, "Classifier::HtmlFeatures"),
+        }
+    }
+}
+
+impl Classifier {
+    pub fn load(kind: ClassifierKind, models: &Path, device: DeviceChoice) -> Result<Self, ClassifyError> {
+        match kind {
+            ClassifierKind::Resnet => Ok(Self::Resnet(Box::new(GenreNet::load(models, select_device(device)?)?))),
+            ClassifierKind::HtmlFeatures => Ok(Self::HtmlFeatures(load_linear(&models.join(HTML_FEATURES_MODEL))?)),
+        }
+    }
+
+    pub fn kind(&self) -> ClassifierKind {
+        match self {
+            Self::Resnet(_) => ClassifierKind::Resnet,
+            Self::HtmlFeatures(_) => ClassifierKind::HtmlFeatures,
+        }
+    }
+
+    /// Classifies pages in order; `pictures` may be empty for `html-features`.
+    pub fn classify(&self, inputs: &[NetInput<'_>]) -> Result<Vec<Prediction>, ClassifyError> {
+        match self {
+            Self::Resnet(net) => net.predict(inputs),
+            Self::HtmlFeatures(model) => Ok(inputs.iter().map(|i| Prediction::from_probabilities(model.probabilities(i.features.paper()))).collect()),
+        }
+    }
+}
+
+impl Classifier {
+    /// One page from its HTML and URL ("" when unknown): parse (keeping style sheets),
+    /// draw with the lite renderer, compute the features, classify.
+    pub fn classify_html(&self, html: &str, url: &str, limits: &crate::extract::ExtractLimits) -> Result<Prediction, ClassifyError> {
+        let dom = crate::extract::parse_page(html, limits, self.kind().needs_picture())
+            .map_err(|e| ClassifyError::Page(format!("the page could not be parsed: {e}")))?;
+        let picture = self.kind().needs_picture().then(|| crate::render::render_lite(&dom, &crate::render::RenderOptions::default()).picture);
+        let features = Features::of(&dom, url);
+        self.classify(&[NetInput { picture: picture.as_ref(), features: &features }])?
+            .pop()
+            .ok_or_else(|| ClassifyError::Torch("no prediction came back".into()))
+    }
+}
+
+pub fn load_linear(path: &Path) -> Result<LinearModel, ClassifyError> {
+    let err = |detail: String| ClassifyError::Model { path: path.to_path_buf(), detail };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let model: LinearModel = serde_json::from_str(&text).map_err(|e| err(format!("not a goce-warc linear model: {e}")))?;
+    if !model.is_consistent() || model.feature_names.len() != features::PAPER_FEATURE_COUNT {
+        return Err(err("its shapes do not fit the 11 paper features and 7 page types".into()));
+    }
+    Ok(model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn genre_sums_the_list_view_types() {
+        // Article is the single most likely type, but forum + listing + collection outweigh it.
+        let p = Prediction::from_probabilities([0.4, 0.2, 0.0, 0.2, 0.2, 0.0, 0.0]);
+        assert_eq!(p.page_type, PageType::Article);
+        assert_eq!(p.genre, Genre::ListView);
+        assert!((p.genre_confidence - 0.6).abs() < 1e-6);
+        let p = Prediction::from_probabilities([0.1, 0.0, 0.7, 0.1, 0.0, 0.1, 0.0]);
+        assert_eq!((p.page_type, p.genre), (PageType::Product, Genre::Article));
+        // A lower threshold turns the same probabilities list-view.
+        let p = Prediction::with_threshold([0.1, 0.0, 0.55, 0.3, 0.0, 0.05, 0.0], 0.25);
+        assert_eq!((p.page_type, p.genre), (PageType::Product, Genre::ListView));
+        assert!((p.genre_confidence - 0.3).abs() < 1e-6);
+    }
+
+    #[test]
+    fn page_type_names_round_trip() {
+        for t in PAGE_TYPES {
+            assert_eq!(PageType::parse(t.name()), Some(t));
+        }
+        assert_eq!(PageType::parse("category"), Some(PageType::Collection));
+        assert_eq!(PageType::parse("blog"), None);
+    }
+}

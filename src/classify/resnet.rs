@@ -1,0 +1,250 @@
+//! The genre ResNet: basic residual blocks over the 224×224 wireframe picture, global
+//! average pooling, and a linear head over the pooled picture features concatenated
+//! with the page's standardised HTML features. Depth and width are data ([`NetSpec`]),
+//! stored beside the weights, so training and inference build the same network.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use tch::nn::{self, ModuleT};
+use tch::{Device, Kind, Tensor};
+
+use super::features::Features;
+use super::{ClassifyError, PAGE_TYPE_COUNT, PAGE_TYPES, Prediction, RESNET_SPEC, RESNET_WEIGHTS};
+use crate::render::Picture;
+
+/// The network's shape and its input contract, saved as `models/genre-resnet.json`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct NetSpec {
+    /// Channels of each stage (each stage after the first halves the resolution).
+    pub widths: Vec<i64>,
+    /// Basic blocks per stage.
+    pub blocks: Vec<i64>,
+    /// The picture's side in pixels (the lite renderer's `--size`).
+    pub input_size: i64,
+    /// The renderer and its settings the pictures must come from.
+    pub renderer: String,
+    /// Fused HTML features (empty: the picture alone), with their training statistics.
+    pub feature_names: Vec<String>,
+    pub feature_mean: Vec<f32>,
+    pub feature_std: Vec<f32>,
+    pub dropout: f64,
+    /// Output order.
+    pub classes: Vec<String>,
+    /// The page is list-view when the list-view types' summed probability exceeds this.
+    #[serde(default = "half")]
+    pub list_view_threshold: f32,
+}
+
+fn half() -> f32 {
+    0.5
+}
+
+impl NetSpec {
+    pub fn fuses_features(&self) -> bool {
+        !self.feature_names.is_empty()
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let classes: Vec<&str> = PAGE_TYPES.iter().map(|t| t.name()).collect();
+        if self.classes != classes {
+            return Err(format!("classes {:?}, expected {classes:?}", self.classes));
+        }
+        if self.widths.is_empty() || self.widths.len() != self.blocks.len() || self.widths.iter().chain(&self.blocks).any(|&v| v < 1) {
+            return Err("widths and blocks must be positive and of equal length".into());
+        }
+        let n = self.feature_names.len();
+        if self.feature_mean.len() != n || self.feature_std.len() != n {
+            return Err("feature statistics do not match the feature names".into());
+        }
+        if n != 0 && n != super::features::FEATURE_COUNT {
+            return Err(format!("{n} fused features; this goce-warc computes {}", super::features::FEATURE_COUNT));
+        }
+        if !(0.0..1.0).contains(&self.list_view_threshold) {
+            return Err(format!("list-view threshold {} outside [0, 1)", self.list_view_threshold));
+        }
+        if !(32..=1024).contains(&self.input_size) {
+            return Err(format!("input size {} out of range", self.input_size));
+        }
+        Ok(())
+    }
+}
+
+/// One page for the network: its picture (None: render failed; a blank page is used) and
+/// its features.
+pub struct NetInput<'a> {
+    pub picture: Option<&'a Picture>,
+    pub features: &'a Features,
+}
+
+/// The network's layers.
+pub struct Net {
+    trunk: nn::SequentialT,
+    head: nn::Linear,
+    dropout: f64,
+}
+
+fn conv(p: nn::Path<'_>, c_in: i64, c_out: i64, kernel: i64, stride: i64) -> nn::Conv2D {
+    let config = nn::ConvConfig { stride, padding: kernel / 2, bias: false, ..Default::default() };
+    nn::conv2d(p, c_in, c_out, kernel, config)
+}
+
+fn basic_block(p: nn::Path<'_>, c_in: i64, c_out: i64, stride: i64) -> impl ModuleT + use<> {
+    let conv1 = conv(&p / "conv1", c_in, c_out, 3, stride);
+    let bn1 = nn::batch_norm2d(&p / "bn1", c_out, Default::default());
+    let conv2 = conv(&p / "conv2", c_out, c_out, 3, 1);
+    let bn2 = nn::batch_norm2d(&p / "bn2", c_out, Default::default());
+    let shortcut = (stride != 1 || c_in != c_out).then(|| {
+        nn::seq_t()
+            .add(conv(&p / "shortcut" / "conv", c_in, c_out, 1, stride))
+            .add(nn::batch_norm2d(&p / "shortcut" / "bn", c_out, Default::default()))
+    });
+    nn::func_t(move |xs, train| {
+        let ys = xs.apply(&conv1).apply_t(&bn1, train).relu().apply(&conv2).apply_t(&bn2, train);
+        let identity = match &shortcut {
+            Some(s) => xs.apply_t(s, train),
+            None => xs.shallow_clone(),
+        };
+        (identity + ys).relu()
+    })
+}
+
+impl Net {
+    pub fn new(p: &nn::Path<'_>, spec: &NetSpec) -> Self {
+        let stem_width = spec.widths[0];
+        let mut trunk = nn::seq_t()
+            .add(conv(p / "stem" / "conv", 3, stem_width, 7, 2))
+            .add(nn::batch_norm2d(p / "stem" / "bn", stem_width, Default::default()))
+            .add_fn(|xs| xs.relu().max_pool2d([3, 3], [2, 2], [1, 1], [1, 1], false));
+        let mut c_in = stem_width;
+        for (stage, (&width, &blocks)) in spec.widths.iter().zip(&spec.blocks).enumerate() {
+            for block in 0..blocks {
+                let stride = if stage > 0 && block == 0 { 2 } else { 1 };
+                trunk = trunk.add(basic_block(p / format!("stage{stage}") / format!("block{block}"), c_in, width, stride));
+                c_in = width;
+            }
+        }
+        let head_in = c_in + spec.feature_names.len() as i64;
+        let head = nn::linear(p / "head", head_in, PAGE_TYPE_COUNT as i64, Default::default());
+        Self { trunk, head, dropout: spec.dropout }
+    }
+
+    /// Logits for a batch: `images` [N, 3, S, S] as from [`pictures_tensor`], `features`
+    /// [N, F] standardised (or [N, 0]).
+    pub fn forward(&self, images: &Tensor, features: &Tensor, train: bool) -> Tensor {
+        let pooled = images.apply_t(&self.trunk, train).adaptive_avg_pool2d([1, 1]).flatten(1, -1);
+        let joined = if features.size().get(1).copied().unwrap_or(0) > 0 {
+            Tensor::cat(&[pooled, features.to_kind(images.kind())], 1)
+        } else {
+            pooled
+        };
+        joined.dropout(self.dropout, train).apply(&self.head)
+    }
+}
+
+/// Pictures → a float tensor [N, 3, S, S] with ink positive (white paper is 0), on `device`.
+pub fn pictures_tensor(pictures: &[Option<&Picture>], size: i64, device: Device) -> Tensor {
+    let side = usize::try_from(size).unwrap_or(224);
+    let mut bytes = Vec::with_capacity(pictures.len() * side * side * 3);
+    let blank = Picture::blank(side as u32, side as u32);
+    for picture in pictures {
+        let picture = picture.unwrap_or(&blank);
+        if picture.width as usize == side && picture.height as usize == side && picture.rgb.len() == side * side * 3 {
+            bytes.extend_from_slice(&picture.rgb);
+        } else {
+            bytes.extend(resized(picture, side));
+        }
+    }
+    let n = pictures.len() as i64;
+    let images = Tensor::from_slice(&bytes).to_device(device).view([n, size, size, 3]).permute([0, 3, 1, 2]);
+    images.to_kind(Kind::Float).divide_scalar(-255.0) + 1.0
+}
+
+/// Nearest-neighbour resize for a picture drawn at another size (e.g. `render --size`).
+fn resized(picture: &Picture, side: usize) -> Vec<u8> {
+    let (w, h) = (picture.width.max(1) as usize, picture.height.max(1) as usize);
+    let mut out = vec![255u8; side * side * 3];
+    if picture.rgb.len() < w * h * 3 {
+        return out;
+    }
+    for y in 0..side {
+        let sy = y * h / side;
+        for x in 0..side {
+            let sx = x * w / side;
+            let from = (sy * w + sx) * 3;
+            out[(y * side + x) * 3..][..3].copy_from_slice(&picture.rgb[from..from + 3]);
+        }
+    }
+    out
+}
+
+/// Standardised features [N, F] (F = 0 when the net does not fuse them).
+pub fn features_tensor(features: &[&Features], spec: &NetSpec, device: Device) -> Tensor {
+    let n = features.len() as i64;
+    if !spec.fuses_features() {
+        return Tensor::zeros([n, 0], (Kind::Float, device));
+    }
+    let rows: Vec<f32> = features
+        .iter()
+        .flat_map(|f| f.0.iter().zip(&spec.feature_mean).zip(&spec.feature_std).map(|((v, m), s)| (v - m) / s))
+        .collect();
+    Tensor::from_slice(&rows).view([n, spec.feature_names.len() as i64]).to_device(device)
+}
+
+/// The shipped model, loaded for inference.
+pub struct GenreNet {
+    pub spec: NetSpec,
+    pub device: Device,
+    // LibTorch modules are used from one thread at a time.
+    net: Mutex<(nn::VarStore, Net)>,
+}
+
+impl GenreNet {
+    pub fn load(models: &Path, device: Device) -> Result<Self, ClassifyError> {
+        let spec_path = models.join(RESNET_SPEC);
+        let weights_path = models.join(RESNET_WEIGHTS);
+        let model_err = |path: &Path, detail: String| ClassifyError::Model { path: path.to_path_buf(), detail };
+        let text = std::fs::read_to_string(&spec_path).map_err(|e| model_err(&spec_path, e.to_string()))?;
+        let spec: NetSpec = serde_json::from_str(&text).map_err(|e| model_err(&spec_path, format!("not a goce-warc network spec: {e}")))?;
+        spec.check().map_err(|e| model_err(&spec_path, e))?;
+        if !weights_path.is_file() {
+            return Err(model_err(&weights_path, "missing".into()));
+        }
+        let mut vs = nn::VarStore::new(device);
+        let net = Net::new(&vs.root(), &spec);
+        vs.load(&weights_path).map_err(|e| model_err(&weights_path, format!("cannot load the weights: {e}")))?;
+        if device.is_cuda() {
+            vs.half();
+        }
+        Ok(Self { spec, device, net: Mutex::new((vs, net)) })
+    }
+
+    /// One forward pass over the inputs, predictions in input order.
+    pub fn predict(&self, inputs: &[NetInput<'_>]) -> Result<Vec<Prediction>, ClassifyError> {
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let guard = self.net.lock().map_err(|_| ClassifyError::Torch("the network's lock was poisoned".into()))?;
+        let (_, net) = &*guard;
+        let pictures: Vec<Option<&Picture>> = inputs.iter().map(|i| i.picture).collect();
+        let features: Vec<&Features> = inputs.iter().map(|i| i.features).collect();
+        let probs = tch::no_grad(|| -> Result<Vec<f32>, tch::TchError> {
+            let mut images = pictures_tensor(&pictures, self.spec.input_size, self.device);
+            let mut feats = features_tensor(&features, &self.spec, self.device);
+            if self.device.is_cuda() {
+                images = images.to_kind(Kind::Half);
+                feats = feats.to_kind(Kind::Half);
+            }
+            let probs = net.forward(&images, &feats, false).to_kind(Kind::Float).softmax(-1, Kind::Float).to_device(Device::Cpu);
+            Vec::<f32>::try_from(probs.flatten(0, -1))
+        })?;
+        Ok(probs
+            .chunks_exact(PAGE_TYPE_COUNT)
+            .map(|row| {
+                let mut p = [0.0f32; PAGE_TYPE_COUNT];
+                p.copy_from_slice(row);
+                Prediction::with_threshold(p, self.spec.list_view_threshold)
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,795 @@
+//! `goce-warc train` (`make model`): renders a WCXB-style dataset with the lite renderer,
+//! splits it by domain with a fixed seed, trains the ResNet and the html-features
+//! baseline on the training domains, picks the ResNet epoch by validation loss, scores
+//! both on the held-out test domains and writes `models/` with its model card.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use tch::nn::{self, OptimizerConfig};
+use tch::{Device, Kind, Tensor};
+
+use super::features::{FEATURE_COUNT, FEATURES, Features, PAPER_FEATURE_COUNT};
+use super::linear::{LINEAR_TRAINING, LinearModel, standardisation};
+use super::resnet::{Net, NetInput, NetSpec, features_tensor, pictures_tensor};
+use super::{
+    ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction,
+    RESNET_SPEC, RESNET_WEIGHTS, select_device,
+};
+use crate::eval::dataset;
+use crate::extract::{ExtractLimits, Genre, parse_page};
+use crate::render::{Picture, RenderOptions, render_lite};
+
+/// Everything `train` is told; the defaults are the shipped model's.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TrainConfig {
+    pub dataset: PathBuf,
+    pub out: PathBuf,
+    pub seed: u64,
+    /// Percent of domains for training and validation; the rest is the test split.
+    pub train_percent: u64,
+    pub validation_percent: u64,
+    pub epochs: usize,
+    /// Stop when validation loss has not improved for this many epochs.
+    pub patience: usize,
+    pub batch_size: usize,
+    pub learning_rate: f64,
+    pub weight_decay: f64,
+    pub widths: Vec<i64>,
+    pub blocks: Vec<i64>,
+    pub fuse_features: bool,
+    pub dropout: f64,
+    /// Random shift of the picture in training, in pixels.
+    pub max_shift: usize,
+    /// Share of training pages shown without their URL, so that pages whose URL is
+    /// unknown (`classify` without `--url`) are still classified from the rest.
+    pub url_dropout: f64,
+    pub threads: usize,
+    #[serde(skip)]
+    pub device: DeviceChoice,
+    /// Pages whose pictures and outputs are recorded for the regression test.
+    pub check_pages: Vec<PathBuf>,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        Self {
+            dataset: PathBuf::from("../shared/data/wcxb-dev"),
+            out: PathBuf::from("models"),
+            seed: 2026,
+            train_percent: 70,
+            validation_percent: 15,
+            epochs: 30,
+            patience: 8,
+            batch_size: 32,
+            learning_rate: 2e-3,
+            weight_decay: 1e-4,
+            widths: vec![32, 64, 128, 256],
+            blocks: vec![1, 1, 1, 1],
+            fuse_features: true,
+            dropout: 0.2,
+            max_shift: 16,
+            url_dropout: 0.3,
+            threads: 2,
+            device: DeviceChoice::Cpu,
+            check_pages: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    Train,
+    Validation,
+    Test,
+}
+
+/// The page's domain: its host without a leading `www.`.
+pub fn domain_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = host.split(':').next().unwrap_or(host);
+    host.strip_prefix("www.").unwrap_or(host)
+}
+
+/// A domain's split: a seeded hash, so every page of a domain lands in the same split.
+pub fn split_of(domain: &str, seed: u64, train_percent: u64, validation_percent: u64) -> Split {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for b in domain.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let bucket = splitmix(hash) % 100;
+    if bucket < train_percent {
+        Split::Train
+    } else if bucket < train_percent + validation_percent {
+        Split::Validation
+    } else {
+        Split::Test
+    }
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// A page ready for training.
+pub struct Sample {
+    pub id: String,
+    pub split: Split,
+    pub label: PageType,
+    pub picture: Picture,
+    pub features: Features,
+}
+
+/// Renders and featurises every page of the dataset (in parallel).
+pub fn prepare(config: &TrainConfig) -> Result<(Vec<Sample>, BTreeMap<String, usize>), ClassifyError> {
+    let pages = dataset::load(&config.dataset).map_err(|e| ClassifyError::Training { what: config.dataset.display().to_string(), detail: e.to_string() })?;
+    let options = RenderOptions::default();
+    let limits = ExtractLimits::default();
+    let results: Vec<Result<Sample, String>> = pages
+        .par_iter()
+        .map(|page| {
+            let label = PageType::parse(&page.page_type).ok_or_else(|| format!("unknown_page_type:{}", page.page_type))?;
+            let html = page.read_html().map_err(|_| "unreadable".to_string())?;
+            let dom = parse_page(&html, &limits, true).map_err(|e| e.name().to_string())?;
+            let picture = render_lite(&dom, &options).picture;
+            let key = if page.url.is_empty() { page.id.as_str() } else { domain_of(&page.url) };
+            Ok(Sample {
+                id: page.id.clone(),
+                split: split_of(key, config.seed, config.train_percent, config.validation_percent),
+                label,
+                features: Features::of(&dom, &page.url),
+                picture,
+            })
+        })
+        .collect();
+    let mut skipped = BTreeMap::new();
+    let mut samples = Vec::new();
+    for r in results {
+        match r {
+            Ok(s) => samples.push(s),
+            Err(reason) => *skipped.entry(reason).or_default() += 1,
+        }
+    }
+    Ok((samples, skipped))
+}
+
+/// Accuracy, macro-F1 and confusion matrices of a classifier on one split.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Scores {
+    pub pages: usize,
+    pub type_accuracy: f64,
+    pub type_macro_f1: f64,
+    pub genre_accuracy: f64,
+    pub genre_macro_f1: f64,
+    /// Rows: gold page type; columns: predicted ([`PAGE_TYPES`] order).
+    pub type_confusion: Vec<Vec<usize>>,
+    /// Rows: gold genre (article, list-view); columns: predicted.
+    pub genre_confusion: Vec<Vec<usize>>,
+}
+
+pub fn score(gold: &[PageType], predicted: &[Prediction]) -> Scores {
+    let mut types = vec![vec![0usize; PAGE_TYPE_COUNT]; PAGE_TYPE_COUNT];
+    let mut genres = vec![vec![0usize; 2]; 2];
+    let genre_index = |g: Genre| usize::from(g == Genre::ListView);
+    for (g, p) in gold.iter().zip(predicted) {
+        types[g.index()][p.page_type.index()] += 1;
+        genres[genre_index(g.genre())][genre_index(p.genre)] += 1;
+    }
+    let n = gold.len().max(1) as f64;
+    let diagonal = |m: &Vec<Vec<usize>>| (0..m.len()).map(|i| m[i][i]).sum::<usize>() as f64;
+    Scores {
+        pages: gold.len(),
+        type_accuracy: diagonal(&types) / n,
+        type_macro_f1: macro_f1(&types),
+        genre_accuracy: diagonal(&genres) / n,
+        genre_macro_f1: macro_f1(&genres),
+        type_confusion: types,
+        genre_confusion: genres,
+    }
+}
+
+/// Mean F1 over the classes that occur in gold or prediction.
+fn macro_f1(confusion: &[Vec<usize>]) -> f64 {
+    let k = confusion.len();
+    let mut f1s = Vec::new();
+    for c in 0..k {
+        let tp = confusion[c][c] as f64;
+        let gold: f64 = confusion[c].iter().sum::<usize>() as f64;
+        let predicted: f64 = (0..k).map(|r| confusion[r][c]).sum::<usize>() as f64;
+        if gold + predicted == 0.0 {
+            continue;
+        }
+        f1s.push(2.0 * tp / (gold + predicted));
+    }
+    if f1s.is_empty() { 0.0 } else { f1s.iter().sum::<f64>() / f1s.len() as f64 }
+}
+
+/// Class weights that balance the page types: (n / (k · n_c))^½.
+fn class_weights(labels: &[usize]) -> Vec<f32> {
+    let mut counts = [0usize; PAGE_TYPE_COUNT];
+    for &l in labels {
+        counts[l] += 1;
+    }
+    let n = labels.len().max(1) as f32;
+    counts.iter().map(|&c| if c == 0 { 0.0 } else { (n / (PAGE_TYPE_COUNT as f32 * c as f32)).sqrt() }).collect()
+}
+
+/// What `models/metrics.json` holds: the run's settings and every score.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TrainReport {
+    pub config: TrainConfig,
+    pub goce_warc_version: String,
+    pub renderer: String,
+    pub split_pages: BTreeMap<String, BTreeMap<String, usize>>,
+    pub skipped_pages: BTreeMap<String, usize>,
+    pub resnet_epochs: Vec<EpochLog>,
+    pub resnet_best_epoch: usize,
+    pub resnet_parameters: i64,
+    pub resnet_spec: Option<NetSpec>,
+    pub resnet_train_seconds: f64,
+    pub resnet: BTreeMap<String, Scores>,
+    pub html_features: BTreeMap<String, Scores>,
+    /// Ablation, not shipped: the same linear model over all the fused features (no picture).
+    pub all_features_linear: BTreeMap<String, Scores>,
+    pub prepare_seconds: f64,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EpochLog {
+    pub epoch: usize,
+    pub train_loss: f64,
+    pub validation_loss: f64,
+    pub validation_type_accuracy: f64,
+    pub validation_genre_accuracy: f64,
+    pub seconds: f64,
+}
+
+/// The renderer the pictures come from, recorded in the spec and the card.
+pub fn renderer_description(options: &RenderOptions) -> String {
+    format!(
+        "goce-warc {} lite renderer: {}x{} px of the top {}x{} CSS px of a {} px wide viewport",
+        env!("CARGO_PKG_VERSION"),
+        options.size,
+        options.size,
+        options.viewport_width,
+        options.viewport_width,
+        options.viewport_width
+    )
+}
+
+/// Trains both classifiers and writes `models/`. `log` gets a line per step.
+pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, ClassifyError> {
+    tch::set_num_threads(i32::try_from(config.threads.max(1)).unwrap_or(1));
+    tch::manual_seed(i64::try_from(config.seed % (1 << 62)).unwrap_or(0));
+    let device = select_device(config.device)?;
+    std::fs::create_dir_all(&config.out).map_err(|e| ClassifyError::Training { what: config.out.display().to_string(), detail: e.to_string() })?;
+
+    let started = Instant::now();
+    let (samples, skipped) = prepare(config)?;
+    let prepare_seconds = started.elapsed().as_secs_f64();
+    let by_split = |split: Split| samples.iter().filter(|s| s.split == split).collect::<Vec<_>>();
+    let (train_set, validation_set, test_set) = (by_split(Split::Train), by_split(Split::Validation), by_split(Split::Test));
+    log(&format!(
+        "{} pages rendered in {prepare_seconds:.0}s ({} skipped): train {}, validation {}, test {}",
+        samples.len(),
+        skipped.values().sum::<usize>(),
+        train_set.len(),
+        validation_set.len(),
+        test_set.len()
+    ));
+    if train_set.is_empty() || validation_set.is_empty() || test_set.is_empty() {
+        return Err(ClassifyError::Training { what: "split".into(), detail: "a split is empty; the dataset is too small".into() });
+    }
+    let mut split_pages = BTreeMap::new();
+    for (name, set) in [("train", &train_set), ("validation", &validation_set), ("test", &test_set)] {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for s in set.iter() {
+            *counts.entry(s.label.name().to_string()).or_default() += 1;
+        }
+        split_pages.insert(name.to_string(), counts);
+    }
+    let labels: Vec<usize> = train_set.iter().map(|s| s.label.index()).collect();
+    let weights = class_weights(&labels);
+
+    // The baseline: the paper's 11 features, linear.
+    let paper_names: Vec<String> = FEATURES[..PAPER_FEATURE_COUNT].iter().map(|f| f.name.to_string()).collect();
+    let rows: Vec<Vec<f32>> = train_set.iter().map(|s| s.features.paper().to_vec()).collect();
+    let linear = LinearModel::train(paper_names, &rows, &labels, &weights, LINEAR_TRAINING);
+    write_json(&config.out.join(HTML_FEATURES_MODEL), &linear)?;
+    let mut html_features = BTreeMap::new();
+    for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
+        let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(linear.probabilities(s.features.paper()))).collect();
+        let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+        html_features.insert(name.to_string(), score(&gold, &predicted));
+    }
+    log(&format!("html-features: test type accuracy {:.3}, genre accuracy {:.3}", html_features["test"].type_accuracy, html_features["test"].genre_accuracy));
+    let all_names: Vec<String> = FEATURES.iter().map(|f| f.name.to_string()).collect();
+    let all_rows: Vec<Vec<f32>> = train_set.iter().map(|s| s.features.0.to_vec()).collect();
+    let all_linear = LinearModel::train(all_names, &all_rows, &labels, &weights, LINEAR_TRAINING);
+    let mut all_features_linear = BTreeMap::new();
+    for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
+        let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(all_linear.probabilities(&s.features.0))).collect();
+        let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+        all_features_linear.insert(name.to_string(), score(&gold, &predicted));
+    }
+
+    // The ResNet.
+    let options = RenderOptions::default();
+    let (mean, std) = standardisation(&all_rows, FEATURE_COUNT);
+    let spec = NetSpec {
+        widths: config.widths.clone(),
+        blocks: config.blocks.clone(),
+        input_size: i64::from(options.size),
+        renderer: renderer_description(&options),
+        feature_names: if config.fuse_features { FEATURES.iter().map(|f| f.name.to_string()).collect() } else { Vec::new() },
+        feature_mean: if config.fuse_features { mean } else { Vec::new() },
+        feature_std: if config.fuse_features { std } else { Vec::new() },
+        dropout: config.dropout,
+        classes: PAGE_TYPES.iter().map(|t| t.name().to_string()).collect(),
+        list_view_threshold: 0.5,
+    };
+    let trained = Instant::now();
+    let (epochs, best_epoch, parameters) = train_resnet(config, &spec, device, &train_set, &validation_set, &weights, log)?;
+    let resnet_train_seconds = trained.elapsed().as_secs_f64();
+    write_json(&config.out.join(RESNET_SPEC), &spec)?;
+
+    // The genre threshold that is right most often on the validation domains.
+    let net = GenreNet::load(&config.out, Device::Cpu)?;
+    let validation_probabilities: Vec<[f32; PAGE_TYPE_COUNT]> = predict_samples(&net, &validation_set)?.iter().map(|p| p.probabilities).collect();
+    let threshold = choose_threshold(&validation_set, &validation_probabilities);
+    log(&format!("resnet: list-view threshold {threshold:.2} (validation domains)"));
+    let spec = NetSpec { list_view_threshold: threshold, ..spec };
+    write_json(&config.out.join(RESNET_SPEC), &spec)?;
+
+    // Score the saved (best) network exactly as goce-warc will load it.
+    let net = GenreNet::load(&config.out, Device::Cpu)?;
+    let mut resnet = BTreeMap::new();
+    for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
+        let predicted = predict_samples(&net, set)?;
+        let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+        resnet.insert(name.to_string(), score(&gold, &predicted));
+    }
+    log(&format!("resnet: test type accuracy {:.3}, genre accuracy {:.3}", resnet["test"].type_accuracy, resnet["test"].genre_accuracy));
+    record_check_outputs(config, &net, &linear)?;
+
+    let report = TrainReport {
+        config: config.clone(),
+        goce_warc_version: env!("CARGO_PKG_VERSION").to_string(),
+        renderer: spec.renderer.clone(),
+        split_pages,
+        skipped_pages: skipped,
+        resnet_epochs: epochs,
+        resnet_best_epoch: best_epoch,
+        resnet_parameters: parameters,
+        resnet_spec: Some(spec.clone()),
+        resnet_train_seconds,
+        resnet,
+        html_features,
+        all_features_linear,
+        prepare_seconds,
+    };
+    write_json(&config.out.join("metrics.json"), &report)?;
+    Ok(report)
+}
+
+/// The list-view threshold in 0.20..=0.80 (steps of 0.05) with the best genre accuracy;
+/// ties go to the one nearest 0.5.
+fn choose_threshold(set: &[&Sample], probabilities: &[[f32; PAGE_TYPE_COUNT]]) -> f32 {
+    let mut best = (0usize, 0.5f32);
+    for step in 4..=16 {
+        let t = step as f32 * 0.05;
+        let right = set.iter().zip(probabilities).filter(|(s, p)| (super::list_view_probability(p) > t) == (s.label.genre() == Genre::ListView)).count();
+        if right > best.0 || (right == best.0 && (t - 0.5).abs() < (best.1 - 0.5).abs()) {
+            best = (right, t);
+        }
+    }
+    best.1
+}
+
+fn predict_samples(net: &GenreNet, set: &[&Sample]) -> Result<Vec<Prediction>, ClassifyError> {
+    let mut out = Vec::with_capacity(set.len());
+    for chunk in set.chunks(64) {
+        let inputs: Vec<NetInput<'_>> = chunk.iter().map(|s| NetInput { picture: Some(&s.picture), features: &s.features }).collect();
+        out.extend(net.predict(&inputs)?);
+    }
+    Ok(out)
+}
+
+/// A picture shifted by (dx, dy) pixels, white where it moved away from.
+fn shifted(picture: &Picture, dx: i64, dy: i64) -> Picture {
+    let (w, h) = (i64::from(picture.width), i64::from(picture.height));
+    let mut out = Picture::blank(picture.width, picture.height);
+    for y in 0..h {
+        let sy = y - dy;
+        if !(0..h).contains(&sy) {
+            continue;
+        }
+        let (x0, x1) = (dx.max(0), (w + dx).min(w));
+        if x0 >= x1 {
+            continue;
+        }
+        let to = ((y * w + x0) * 3) as usize;
+        let from = ((sy * w + x0 - dx) * 3) as usize;
+        let len = ((x1 - x0) * 3) as usize;
+        out.rgb[to..to + len].copy_from_slice(&picture.rgb[from..from + len]);
+    }
+    out
+}
+
+/// Weighted cross-entropy over a batch.
+fn weighted_loss(logits: &Tensor, targets: &Tensor, weights: &Tensor) -> Tensor {
+    let log_probs = logits.log_softmax(-1, Kind::Float);
+    let picked = log_probs.gather(1, &targets.unsqueeze(1), false).squeeze_dim(1);
+    let w = weights.index_select(0, targets);
+    -(picked * &w).sum(Kind::Float) / w.sum(Kind::Float)
+}
+
+fn train_resnet(
+    config: &TrainConfig,
+    spec: &NetSpec,
+    device: Device,
+    train_set: &[&Sample],
+    validation_set: &[&Sample],
+    class_weights: &[f32],
+    log: &dyn Fn(&str),
+) -> Result<(Vec<EpochLog>, usize, i64), ClassifyError> {
+    let vs = nn::VarStore::new(device);
+    let net = Net::new(&vs.root(), spec);
+    let parameters: i64 = vs.trainable_variables().iter().map(Tensor::numel).map(|n| n as i64).sum();
+    log(&format!("resnet: widths {:?}, blocks {:?}, {parameters} parameters, fused features: {}", spec.widths, spec.blocks, spec.fuses_features()));
+    let mut optimizer = nn::AdamW { wd: config.weight_decay, ..Default::default() }.build(&vs, config.learning_rate)?;
+    let weights = Tensor::from_slice(class_weights).to_device(device);
+    let mut rng = config.seed ^ 0x5eed;
+    let mut next = || {
+        rng = splitmix(rng);
+        rng
+    };
+    let steps_per_epoch = train_set.len().div_ceil(config.batch_size.max(1));
+    let total_steps = (steps_per_epoch * config.epochs).max(1);
+    let mut step = 0usize;
+    let mut epochs = Vec::new();
+    let mut best: Option<(f64, usize)> = None;
+    let weights_path = config.out.join(RESNET_WEIGHTS);
+    let shift = config.max_shift as u64;
+    let url_features: Vec<usize> = FEATURES.iter().enumerate().filter(|(_, f)| f.name.starts_with("url_")).map(|(i, _)| i).collect();
+    for epoch in 1..=config.epochs {
+        let started = Instant::now();
+        let mut order: Vec<usize> = (0..train_set.len()).collect();
+        for i in (1..order.len()).rev() {
+            let j = (next() % (i as u64 + 1)) as usize;
+            order.swap(i, j);
+        }
+        let mut loss_sum = 0.0;
+        for batch in order.chunks(config.batch_size.max(1)) {
+            let lr = config.learning_rate * 0.5 * (1.0 + (std::f64::consts::PI * step as f64 / total_steps as f64).cos());
+            optimizer.set_lr(lr);
+            step += 1;
+            let pictures: Vec<Picture> = batch
+                .iter()
+                .map(|&i| {
+                    let dx = (next() % (2 * shift + 1)) as i64 - shift as i64;
+                    let dy = (next() % (2 * shift + 1)) as i64 - shift as i64;
+                    shifted(&train_set[i].picture, dx, dy)
+                })
+                .collect();
+            let picture_refs: Vec<Option<&Picture>> = pictures.iter().map(Some).collect();
+            let without_url: Vec<Features> = batch
+                .iter()
+                .map(|&i| {
+                    let mut f = train_set[i].features;
+                    if (next() % 1000) as f64 / 1000.0 < config.url_dropout {
+                        for &k in &url_features {
+                            f.0[k] = 0.0;
+                        }
+                    }
+                    f
+                })
+                .collect();
+            let features: Vec<&Features> = without_url.iter().collect();
+            let targets: Vec<i64> = batch.iter().map(|&i| train_set[i].label.index() as i64).collect();
+            let images = pictures_tensor(&picture_refs, spec.input_size, device);
+            let feats = features_tensor(&features, spec, device);
+            let logits = net.forward(&images, &feats, true);
+            let loss = weighted_loss(&logits, &Tensor::from_slice(&targets).to_device(device), &weights);
+            optimizer.backward_step(&loss);
+            loss_sum += loss.double_value(&[]) * batch.len() as f64;
+        }
+        // Validation: plain (unweighted) cross-entropy and accuracies.
+        let (validation_loss, predicted) = tch::no_grad(|| {
+            let mut loss = 0.0;
+            let mut predicted = Vec::new();
+            for chunk in validation_set.chunks(64) {
+                let pictures: Vec<Option<&Picture>> = chunk.iter().map(|s| Some(&s.picture)).collect();
+                let features: Vec<&Features> = chunk.iter().map(|s| &s.features).collect();
+                let targets: Vec<i64> = chunk.iter().map(|s| s.label.index() as i64).collect();
+                let logits = net.forward(&pictures_tensor(&pictures, spec.input_size, device), &features_tensor(&features, spec, device), false);
+                let targets = Tensor::from_slice(&targets).to_device(device);
+                loss += logits.cross_entropy_for_logits(&targets).double_value(&[]) * chunk.len() as f64;
+                let probs = Vec::<f32>::try_from(logits.softmax(-1, Kind::Float).to_device(Device::Cpu).flatten(0, -1)).unwrap_or_default();
+                predicted.extend(probs.chunks_exact(PAGE_TYPE_COUNT).map(|row| {
+                    let mut p = [0.0f32; PAGE_TYPE_COUNT];
+                    p.copy_from_slice(row);
+                    Prediction::from_probabilities(p)
+                }));
+            }
+            (loss / validation_set.len().max(1) as f64, predicted)
+        });
+        let gold: Vec<PageType> = validation_set.iter().map(|s| s.label).collect();
+        let scores = score(&gold, &predicted);
+        let entry = EpochLog {
+            epoch,
+            train_loss: loss_sum / train_set.len().max(1) as f64,
+            validation_loss,
+            validation_type_accuracy: scores.type_accuracy,
+            validation_genre_accuracy: scores.genre_accuracy,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        log(&format!(
+            "epoch {epoch:>2}: train loss {:.3}, validation loss {:.3}, type accuracy {:.3}, genre accuracy {:.3} ({:.0}s)",
+            entry.train_loss, entry.validation_loss, entry.validation_type_accuracy, entry.validation_genre_accuracy, entry.seconds
+        ));
+        epochs.push(entry);
+        if best.is_none_or(|(loss, _)| validation_loss < loss) {
+            best = Some((validation_loss, epoch));
+            vs.save(&weights_path)?;
+        } else if best.is_some_and(|(_, e)| epoch - e >= config.patience) {
+            log(&format!("no validation improvement for {} epochs: stopping", config.patience));
+            break;
+        }
+    }
+    Ok((epochs, best.map_or(0, |(_, e)| e), parameters))
+}
+
+/// Renders the check pages and records both classifiers' outputs on them, for the
+/// regression test (`tests/classify.rs`).
+fn record_check_outputs(config: &TrainConfig, net: &GenreNet, linear: &LinearModel) -> Result<(), ClassifyError> {
+    let dir = config.out.join("check");
+    let err = |detail: String| ClassifyError::Training { what: dir.display().to_string(), detail };
+    std::fs::create_dir_all(&dir).map_err(|e| err(e.to_string()))?;
+    let mut records = Vec::new();
+    for page in &config.check_pages {
+        let html = std::fs::read_to_string(page).map_err(|e| err(format!("{}: {e}", page.display())))?;
+        let dom = parse_page(&html, &ExtractLimits::default(), true).map_err(|e| err(e.to_string()))?;
+        let picture = render_lite(&dom, &RenderOptions::default()).picture;
+        let features = Features::of(&dom, "");
+        let name = page.file_stem().and_then(|s| s.to_str()).unwrap_or("page").to_string();
+        let png = picture.to_png().map_err(|e| err(e.to_string()))?;
+        std::fs::write(dir.join(format!("{name}.png")), png).map_err(|e| err(e.to_string()))?;
+        let resnet = net.predict(&[NetInput { picture: Some(&picture), features: &features }])?.remove(0);
+        records.push(CheckRecord {
+            picture: format!("{name}.png"),
+            features: features.0.to_vec(),
+            resnet: resnet.probabilities.to_vec(),
+            html_features: linear.probabilities(features.paper()).to_vec(),
+        });
+    }
+    write_json(&dir.join("outputs.json"), &records)
+}
+
+/// One recorded input and the outputs the shipped models gave for it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct CheckRecord {
+    pub picture: String,
+    pub features: Vec<f32>,
+    pub resnet: Vec<f32>,
+    pub html_features: Vec<f32>,
+}
+
+fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ClassifyError> {
+    let err = |detail: String| ClassifyError::Training { what: path.display().to_string(), detail };
+    let text = serde_json::to_string_pretty(value).map_err(|e| err(e.to_string()))?;
+    std::fs::write(path, text + "\n").map_err(|e| err(e.to_string()))
+}
+
+/// The domain split a shipped model was trained with (from `models/metrics.json`).
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+pub struct RecordedSplit {
+    pub seed: u64,
+    pub train_percent: u64,
+    pub validation_percent: u64,
+}
+
+impl RecordedSplit {
+    pub fn split(&self, page: &dataset::GoldPage) -> Split {
+        let key = if page.url.is_empty() { page.id.as_str() } else { domain_of(&page.url) };
+        split_of(key, self.seed, self.train_percent, self.validation_percent)
+    }
+
+    pub fn is_test(&self, page: &dataset::GoldPage) -> bool {
+        self.split(page) == Split::Test
+    }
+}
+
+pub fn recorded_split(models: &Path) -> Result<RecordedSplit, ClassifyError> {
+    #[derive(serde::Deserialize)]
+    struct Metrics {
+        config: RecordedSplit,
+    }
+    let path = models.join("metrics.json");
+    let err = |detail: String| ClassifyError::Model { path: path.clone(), detail };
+    let text = std::fs::read_to_string(&path).map_err(|e| err(e.to_string()))?;
+    let metrics: Metrics = serde_json::from_str(&text).map_err(|e| err(e.to_string()))?;
+    Ok(metrics.config)
+}
+
+/// `models/README.md`, written from the training report.
+pub fn model_card(report: &TrainReport) -> String {
+    let c = &report.config;
+    let pct = |v: f64| format!("{:.1}%", 100.0 * v);
+    let mut out = String::new();
+    out += "# goce-warc genre models\n\n";
+    out += "Written by `make model` (`goce-warc train`); do not edit by hand. Figures below are from that run.\n\n";
+    out += "| file | what |\n|---|---|\n";
+    out += &format!("| `{RESNET_WEIGHTS}` | the ResNet's weights (safetensors) |\n");
+    out += &format!("| `{RESNET_SPEC}` | its shape, input contract and feature statistics |\n");
+    out += &format!("| `{HTML_FEATURES_MODEL}` | the html-features baseline (the paper's 11 features, linear) |\n");
+    out += "| `metrics.json` | the training run: settings, split, epochs, every score below |\n";
+    out += "| `check/` | pictures, features and recorded outputs for the regression test |\n\n";
+    out += "## Data\n\n";
+    out += &format!(
+        "`{}` (WCXB development split), rendered by the {}. Pages are split **by domain** (host without `www.`), with a seeded hash (seed {}): {}% of domains train, {}% validate (epoch choice), the rest are the held-out test domains. No test domain was seen in training.\n\n",
+        c.dataset.display(),
+        report.renderer,
+        c.seed,
+        c.train_percent,
+        c.validation_percent
+    );
+    out += "| split | pages | ";
+    out += &PAGE_TYPES.iter().map(|t| t.name()).collect::<Vec<_>>().join(" | ");
+    out += " |\n|---|---|";
+    out += &"---|".repeat(PAGE_TYPE_COUNT);
+    out += "\n";
+    for (split, counts) in &report.split_pages {
+        let total: usize = counts.values().sum();
+        out += &format!("| {split} | {total} | ");
+        out += &PAGE_TYPES.iter().map(|t| counts.get(t.name()).copied().unwrap_or(0).to_string()).collect::<Vec<_>>().join(" | ");
+        out += " |\n";
+    }
+    if !report.skipped_pages.is_empty() {
+        out += &format!("\nPages not used: {:?}.\n", report.skipped_pages);
+    }
+    out += "\n## Classes\n\nWCXB's seven page types. The genre is derived: **list-view** = forum + listing + collection, **article** = the other four; the genre with the larger summed probability wins, and its probability is `genre_confidence`.\n\n";
+    out += "## Input\n\n";
+    out += &format!(
+        "- Picture: 3 x {s} x {s} RGB from the lite renderer (top 1024 x 1024 CSS px of a 1024 px viewport), as `1 - value/255` (white = 0).\n",
+        s = RenderOptions::default().size
+    );
+    out += &format!(
+        "- Page features fused into the head: {} (HTML structure, Algorithm 2 list statistics, schema.org / Open Graph types, prices, URL shape and words; see src/classify/features.rs).\n\n",
+        if c.fuse_features { format!("{} (log1p counts and shares, standardised with the training set's statistics)", FEATURE_COUNT) } else { "none".into() }
+    );
+    out += "## Network and training\n\n";
+    out += &format!(
+        "ResNet with basic blocks: stem 7x7/2 conv + 3x3/2 max-pool, stages of widths {:?} with {:?} blocks, global average pooling, dropout {}, a linear head over the pooled picture features and the HTML features. {} parameters.\n\n",
+        c.widths, c.blocks, c.dropout, report.resnet_parameters
+    );
+    out += &format!(
+        "AdamW (lr {}, weight decay {}), cosine schedule, batch {}, class-balanced cross-entropy (weights (n / (k n_c))^0.5), random shifts of up to {} px, the URL features blanked for {:.0}% of pages; at most {} epochs, the epoch with the lowest validation loss is kept (epoch {} of {} run), early stop after {} epochs without improvement. Trained on the {} in {:.0} s; rendering and features took {:.0} s.\n\n",
+        c.learning_rate,
+        c.weight_decay,
+        c.batch_size,
+        c.max_shift,
+        100.0 * c.url_dropout,
+        c.epochs,
+        report.resnet_best_epoch,
+        report.resnet_epochs.len(),
+        c.patience,
+        if c.device == DeviceChoice::Cpu { format!("CPU ({} threads)", c.threads) } else { "GPU".to_string() },
+        report.resnet_train_seconds,
+        report.prepare_seconds
+    );
+    out += "## Held-out test domains\n\n";
+    out += "| classifier | pages | genre accuracy | genre macro-F1 | type accuracy | type macro-F1 |\n|---|---|---|---|---|---|\n";
+    let all_features = format!("linear over all {FEATURE_COUNT} features, no picture (ablation, not shipped)");
+    for (name, scores) in [("resnet", &report.resnet), ("html-features", &report.html_features), (all_features.as_str(), &report.all_features_linear)] {
+        if let Some(t) = scores.get("test") {
+            out += &format!(
+                "| {name} | {} | {} | {:.3} | {} | {:.3} |\n",
+                t.pages,
+                pct(t.genre_accuracy),
+                t.genre_macro_f1,
+                pct(t.type_accuracy),
+                t.type_macro_f1
+            );
+        }
+    }
+    if let Some(spec) = &report.resnet_spec {
+        out += &format!("\nThe ResNet calls a page list-view when forum + listing + collection exceed {:.2} (the threshold with the best genre accuracy on the validation domains).\n", spec.list_view_threshold);
+    }
+    out += "\nValidation domains (used to choose the epoch, so optimistic):\n\n| classifier | genre accuracy | type accuracy |\n|---|---|---|\n";
+    for (name, scores) in [("resnet", &report.resnet), ("html-features", &report.html_features)] {
+        if let Some(v) = scores.get("validation") {
+            out += &format!("| {name} | {} | {} |\n", pct(v.genre_accuracy), pct(v.type_accuracy));
+        }
+    }
+    for (name, scores) in [("resnet", &report.resnet), ("html-features", &report.html_features)] {
+        let Some(t) = scores.get("test") else { continue };
+        out += &format!("\n### Confusion matrix, {name}, test (rows: gold, columns: predicted)\n\n| gold \\ predicted | ");
+        out += &PAGE_TYPES.iter().map(|t| t.name()).collect::<Vec<_>>().join(" | ");
+        out += " |\n|---|";
+        out += &"---|".repeat(PAGE_TYPE_COUNT);
+        out += "\n";
+        for (row, gold) in t.type_confusion.iter().zip(PAGE_TYPES) {
+            out += &format!("| {} | {} |\n", gold.name(), row.iter().map(usize::to_string).collect::<Vec<_>>().join(" | "));
+        }
+        out += &format!(
+            "\nGenre (rows gold article, list-view): [[{}, {}], [{}, {}]]\n",
+            t.genre_confusion[0][0], t.genre_confusion[0][1], t.genre_confusion[1][0], t.genre_confusion[1][1]
+        );
+    }
+    out += "\n## Epochs\n\n| epoch | train loss | validation loss | validation type accuracy | validation genre accuracy | seconds |\n|---|---|---|---|---|---|\n";
+    for e in &report.resnet_epochs {
+        out += &format!(
+            "| {} | {:.3} | {:.3} | {} | {} | {:.0} |\n",
+            e.epoch,
+            e.train_loss,
+            e.validation_loss,
+            pct(e.validation_type_accuracy),
+            pct(e.validation_genre_accuracy),
+            e.seconds
+        );
+    }
+    out += "\n## Reproduce\n\n```\nmake model # goce-warc train --dataset ../shared/data/wcxb-dev --out models\n```\n";
+    out += &format!("\ngoce-warc {}.\n", report.goce_warc_version);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains_ignore_scheme_www_port_and_path() {
+        assert_eq!(domain_of("https://www.rei.com/product/1?x=2"), "rei.com");
+        assert_eq!(domain_of("http://user@shop.example.org:8080/a"), "shop.example.org");
+        assert_eq!(domain_of("example.net"), "example.net");
+    }
+
+    #[test]
+    fn a_domain_always_lands_in_one_split_and_the_shares_hold() {
+        let mut counts = BTreeMap::new();
+        for i in 0..10_000 {
+            let domain = format!("site{i}.example");
+            let split = split_of(&domain, 7, 70, 15);
+            assert_eq!(split, split_of(&domain, 7, 70, 15));
+            *counts.entry(split).or_insert(0) += 1;
+        }
+        assert!((6700..7300).contains(&counts[&Split::Train]), "{counts:?}");
+        assert!((1300..1700).contains(&counts[&Split::Validation]), "{counts:?}");
+        assert!((1300..1700).contains(&counts[&Split::Test]), "{counts:?}");
+    }
+
+    #[test]
+    fn scores_count_confusions() {
+        let gold = [PageType::Article, PageType::Forum, PageType::Product, PageType::Listing];
+        let one_hot = |t: PageType| {
+            let mut p = [0.0; PAGE_TYPE_COUNT];
+            p[t.index()] = 1.0;
+            Prediction::from_probabilities(p)
+        };
+        let predicted = [one_hot(PageType::Article), one_hot(PageType::Listing), one_hot(PageType::Article), one_hot(PageType::Listing)];
+        let s = score(&gold, &predicted);
+        assert_eq!(s.type_accuracy, 0.5);
+        assert_eq!(s.genre_accuracy, 1.0, "forum→listing and product→article keep the genre");
+        assert_eq!(s.type_confusion[PageType::Forum.index()][PageType::Listing.index()], 1);
+    }
+
+    #[test]
+    fn shifting_moves_ink_and_fills_white() {
+        let mut p = Picture::blank(4, 4);
+        p.rgb[0..3].copy_from_slice(&[0, 0, 0]);
+        let s = shifted(&p, 1, 2);
+        let at = |pic: &Picture, x: usize, y: usize| pic.rgb[(y * 4 + x) * 3];
+        assert_eq!(at(&s, 1, 2), 0);
+        assert_eq!(at(&s, 0, 0), 255);
+    }
+}

@@ -1,0 +1,196 @@
+//! The genre classifier as a user meets it: the shipped models in `models/` classify
+//! pages from the command line and in `process`, give the outputs recorded when they
+//! were trained, batch without changing answers, and fail clearly when they cannot load.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{bin, project_file, stderr};
+use goce_warc::classify::train::CheckRecord;
+use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice, FEATURE_COUNT, Features, NetInput};
+use goce_warc::render::Picture;
+
+fn models() -> PathBuf {
+    project_file("models")
+}
+
+fn check_records() -> Vec<(Picture, Features, CheckRecord)> {
+    let dir = models().join("check");
+    let records: Vec<CheckRecord> = serde_json::from_str(&std::fs::read_to_string(dir.join("outputs.json")).unwrap()).unwrap();
+    assert!(records.len() >= 8, "the check set has the handwritten pages");
+    records
+        .into_iter()
+        .map(|r| {
+            let picture = Picture::from_png(&std::fs::read(dir.join(&r.picture)).unwrap()).unwrap();
+            let mut values = [0.0f32; FEATURE_COUNT];
+            values.copy_from_slice(&r.features);
+            (picture, Features(values), r)
+        })
+        .collect()
+}
+
+fn max_difference(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+#[test]
+fn the_shipped_models_give_the_recorded_outputs() {
+    let resnet = Classifier::load(ClassifierKind::Resnet, &models(), DeviceChoice::Cpu).unwrap();
+    let linear = Classifier::load(ClassifierKind::HtmlFeatures, &models(), DeviceChoice::Cpu).unwrap();
+    for (picture, features, record) in check_records() {
+        let input = [NetInput { picture: Some(&picture), features: &features }];
+        let got = resnet.classify(&input).unwrap().remove(0);
+        assert!(max_difference(&got.probabilities, &record.resnet) < 1e-3, "{}: resnet {:?} != recorded {:?}", record.picture, got.probabilities, record.resnet);
+        let got = linear.classify(&input).unwrap().remove(0);
+        assert!(max_difference(&got.probabilities, &record.html_features) < 1e-5, "{}: html-features {:?}", record.picture, got.probabilities);
+    }
+}
+
+#[test]
+fn a_batch_predicts_what_pages_one_by_one_do() {
+    let resnet = Classifier::load(ClassifierKind::Resnet, &models(), DeviceChoice::Cpu).unwrap();
+    let records = check_records();
+    let inputs: Vec<NetInput<'_>> = records.iter().map(|(p, f, _)| NetInput { picture: Some(p), features: f }).collect();
+    let batch = resnet.classify(&inputs).unwrap();
+    assert_eq!(batch.len(), inputs.len());
+    for (input, batched) in inputs.iter().zip(&batch) {
+        let single = resnet.classify(std::slice::from_ref(input)).unwrap().remove(0);
+        assert_eq!((single.page_type, single.genre), (batched.page_type, batched.genre));
+        assert!(max_difference(&single.probabilities, &batched.probabilities) < 1e-4);
+    }
+}
+
+fn classify_json(args: &[&str]) -> Vec<serde_json::Value> {
+    let out = bin().arg("classify").args(args).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn pages_get_a_type_and_genre_from_the_command_line() {
+    let fixtures = project_file("tests/fixtures/pages");
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(&fixtures).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "html")).collect();
+    pages.sort();
+    assert_eq!(pages.len(), 12);
+    for classifier in ["resnet", "html-features"] {
+        // Many pages at once, URLs unknown: a line per page, in order.
+        let mut all: Vec<&str> = pages.iter().map(|p| p.to_str().unwrap()).collect();
+        all.extend(["--classifier", classifier, "--device", "cpu"]);
+        let lines = classify_json(&all);
+        assert_eq!(lines.len(), pages.len());
+        for (page, line) in pages.iter().zip(&lines) {
+            assert_eq!(line["page"], page.to_str().unwrap());
+            assert_eq!(line["classifier"], classifier);
+            let probabilities = line["probabilities"].as_object().unwrap();
+            assert_eq!(probabilities.len(), 7);
+            let total: f64 = probabilities.values().map(|v| v.as_f64().unwrap()).sum();
+            assert!((total - 1.0).abs() < 1e-4);
+            let list_view: f64 = ["forum", "listing", "collection"].iter().map(|t| probabilities[*t].as_f64().unwrap()).sum();
+            let confidence = line["genre_confidence"].as_f64().unwrap();
+            let expected = if line["genre"] == "list-view" { list_view } else { 1.0 - list_view };
+            assert!((confidence - expected).abs() < 1e-4, "{}", page.display());
+        }
+        // One by one with the URL each was fetched from: handwritten pages in plain HTML, unlike
+        // anything the models trained on; most must still get their genre right.
+        let mut right = 0;
+        for page in &pages {
+            let gold: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(page.with_extension("json")).unwrap()).unwrap();
+            let line = classify_json(&[page.to_str().unwrap(), "--url", gold["url"].as_str().unwrap(), "--classifier", classifier, "--device", "cpu"]);
+            right += usize::from(line[0]["genre"] == gold["genre"]);
+        }
+        assert!(right * 3 >= pages.len() * 2, "{classifier}: {right} of {} genres right", pages.len());
+    }
+    // Standard input gives the same answer as the file.
+    let page = fixtures.join("list-forum-thread.html");
+    let from_file = classify_json(&[page.to_str().unwrap(), "--device", "cpu"]);
+    let out = bin()
+        .args(["classify", "-", "--json", "--device", "cpu"])
+        .stdin(std::fs::File::open(&page).unwrap())
+        .output()
+        .unwrap();
+    let from_stdin: serde_json::Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    assert_eq!(from_file[0]["probabilities"], from_stdin["probabilities"]);
+    // --url names one page's URL.
+    let two = bin().args(["classify", page.to_str().unwrap(), page.to_str().unwrap(), "--url", "https://x.example/"]).output().unwrap();
+    assert_eq!(two.status.code(), Some(1));
+}
+
+fn copy_models(to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(models()).unwrap().flatten() {
+        if entry.path().is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+fn classify_with_models(models: &Path, classifier: &str) -> std::process::Output {
+    let page = project_file("tests/fixtures/pages/article-news.html");
+    bin()
+        .args(["classify", page.to_str().unwrap(), "--device", "cpu", "--classifier", classifier, "--models", models.to_str().unwrap()])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_missing_or_corrupt_model_is_a_clear_error_that_says_how_to_fix_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let how_to_fix = "make model";
+
+    // Nothing there.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for classifier in ["resnet", "html-features"] {
+        let out = classify_with_models(&empty, classifier);
+        assert_eq!(out.status.code(), Some(1));
+        let err = stderr(&out);
+        assert!(err.contains("No such file") && err.contains(how_to_fix), "{err}");
+    }
+
+    // Weights cut short, a spec that is not JSON, a linear model with the wrong shape.
+    let broken = dir.path().join("broken");
+    copy_models(&broken);
+    let weights = broken.join("genre-resnet.safetensors");
+    let bytes = std::fs::read(&weights).unwrap();
+    std::fs::write(&weights, &bytes[..bytes.len() / 3]).unwrap();
+    let out = classify_with_models(&broken, "resnet");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot load the weights") && err.contains(how_to_fix), "{err}");
+
+    std::fs::write(broken.join("genre-resnet.json"), "{ not json").unwrap();
+    let err = stderr(&classify_with_models(&broken, "resnet"));
+    assert!(err.contains("not a goce-warc network spec") && err.contains(how_to_fix), "{err}");
+
+    std::fs::write(broken.join("html-features.json"), r#"{"feature_names":["a"],"mean":[0],"std":[1],"weights":[[0,0]]}"#).unwrap();
+    let err = stderr(&classify_with_models(&broken, "html-features"));
+    assert!(err.contains("shapes") && err.contains(how_to_fix), "{err}");
+
+    // process stops before reading anything, with the same message.
+    let out = bin()
+        .args(["process", project_file("sample-warcs/encodings.warc").to_str().unwrap(), "--out"])
+        .arg(dir.path().join("out"))
+        .args(["--models", empty.to_str().unwrap(), "--device", "cpu"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains(how_to_fix), "{}", stderr(&out));
+}
+
+#[test]
+fn asking_for_cuda_where_it_cannot_load_is_a_clear_error() {
+    let page = project_file("tests/fixtures/pages/article-news.html");
+    let out = bin().args(["classify", page.to_str().unwrap(), "--device", "cuda"]).output().unwrap();
+    if out.status.success() {
+        // A GPU machine with the CUDA LibTorch: the page is classified there.
+        assert!(String::from_utf8_lossy(&out.stdout).contains("article"));
+    } else {
+        let err = stderr(&out);
+        assert!(err.contains("--device cpu"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let bad = bin().args(["classify", page.to_str().unwrap(), "--device", "tpu"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2), "an unknown device is a usage error");
+}
