@@ -65,7 +65,7 @@ fn charsets_and_raw_encodings_are_decoded() {
     let sidecar = std::fs::read_to_string(project_file("tests/fixtures/pages/encodings.json")).unwrap();
     let variants: Variants = serde_json::from_str(&sidecar).unwrap();
     let out = tempfile::tempdir().unwrap();
-    let run = process_paths(out.path(), &[project_file("sample-warcs/encodings.warc")], &[]);
+    let run = process_paths(out.path(), &[project_file("sample-warcs/encodings.warc")], &["--extractor", "all-text", "--classifier", "none"]);
     assert!(run.status.success(), "{}", stderr(&run));
     let rows = read_all_rows(out.path());
     assert_eq!(rows.len(), 3);

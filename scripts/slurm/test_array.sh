@@ -34,7 +34,7 @@ names.insert(1, "long.warc.gz")
 print(f"slurm test: {len(names)} WARC files")
 PY
 paths="$work/warcs/warc.paths"
-flags=(--renderer lite --extractor goce --rows-per-shard 500)
+flags=(--renderer lite --extractor goce --classifier html-features --rows-per-shard 500)
 
 "$bin" process --paths "$paths" --prefix "$work/warcs" --out "$work/single" --quiet "${flags[@]}"
 

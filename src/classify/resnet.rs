@@ -1,6 +1,9 @@
 //! The genre ResNet: basic residual blocks over the 224×224 wireframe picture, global
-//! average pooling, and a linear head over the pooled picture features concatenated
-//! with the page's standardised HTML features. Depth and width are data ([`NetSpec`]),
+//! average pooling, and a head of two linear parts whose logits add up: one over the
+//! pooled picture features, one over the page's standardised features. Training starts
+//! the feature part from the features-only linear model and keeps it fixed, and the
+//! picture part at zero, so the network begins as that model and the picture can only
+//! correct it (boosting; validation loss picks the epoch). Depth and width are data ([`NetSpec`]),
 //! stored beside the weights, so training and inference build the same network.
 
 use std::path::Path;
@@ -80,7 +83,8 @@ pub struct NetInput<'a> {
 /// The network's layers.
 pub struct Net {
     trunk: nn::SequentialT,
-    head: nn::Linear,
+    picture_head: nn::Linear,
+    pub feature_head: Option<nn::Linear>,
     dropout: f64,
 }
 
@@ -124,21 +128,41 @@ impl Net {
                 c_in = width;
             }
         }
-        let head_in = c_in + spec.feature_names.len() as i64;
-        let head = nn::linear(p / "head", head_in, PAGE_TYPE_COUNT as i64, Default::default());
-        Self { trunk, head, dropout: spec.dropout }
+        let zero = nn::LinearConfig { ws_init: nn::Init::Const(0.0), bs_init: Some(nn::Init::Const(0.0)), bias: true };
+        let picture_head = nn::linear(p / "picture_head", c_in, PAGE_TYPE_COUNT as i64, zero);
+        let features = spec.feature_names.len() as i64;
+        let feature_head = (features > 0).then(|| nn::linear(p / "feature_head", features, PAGE_TYPE_COUNT as i64, zero));
+        Self { trunk, picture_head, feature_head, dropout: spec.dropout }
+    }
+
+    /// Sets the feature part to a trained linear model (rows: bias then weights, per
+    /// page type, over standardised features) and freezes it.
+    pub fn start_from_linear(&mut self, weights: &[Vec<f32>]) {
+        let Some(head) = &mut self.feature_head else { return };
+        let rows = weights.len() as i64;
+        let bias: Vec<f32> = weights.iter().map(|w| w[0]).collect();
+        let ws: Vec<f32> = weights.iter().flat_map(|w| w[1..].iter().copied()).collect();
+        tch::no_grad(|| {
+            head.ws.copy_(&Tensor::from_slice(&ws).view([rows, -1]).to_device(head.ws.device()));
+            if let Some(bs) = &mut head.bs {
+                bs.copy_(&Tensor::from_slice(&bias).to_device(bs.device()));
+            }
+        });
+        let _ = head.ws.set_requires_grad(false);
+        if let Some(bs) = &mut head.bs {
+            let _ = bs.set_requires_grad(false);
+        }
     }
 
     /// Logits for a batch: `images` [N, 3, S, S] as from [`pictures_tensor`], `features`
     /// [N, F] standardised (or [N, 0]).
     pub fn forward(&self, images: &Tensor, features: &Tensor, train: bool) -> Tensor {
         let pooled = images.apply_t(&self.trunk, train).adaptive_avg_pool2d([1, 1]).flatten(1, -1);
-        let joined = if features.size().get(1).copied().unwrap_or(0) > 0 {
-            Tensor::cat(&[pooled, features.to_kind(images.kind())], 1)
-        } else {
-            pooled
-        };
-        joined.dropout(self.dropout, train).apply(&self.head)
+        let logits = pooled.dropout(self.dropout, train).apply(&self.picture_head);
+        match &self.feature_head {
+            Some(head) if features.size().get(1).copied().unwrap_or(0) > 0 => logits + features.to_kind(images.kind()).apply(head),
+            _ => logits,
+        }
     }
 }
 

@@ -338,7 +338,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
         list_view_threshold: 0.5,
     };
     let trained = Instant::now();
-    let (epochs, best_epoch, parameters) = train_resnet(config, &spec, device, &train_set, &validation_set, &weights, log)?;
+    let start = config.fuse_features.then_some(all_linear.weights.as_slice());
+    let (epochs, best_epoch, parameters) = train_resnet(config, &spec, device, &train_set, &validation_set, &weights, start, log)?;
     let resnet_train_seconds = trained.elapsed().as_secs_f64();
     write_json(&config.out.join(RESNET_SPEC), &spec)?;
 
@@ -440,11 +441,15 @@ fn train_resnet(
     train_set: &[&Sample],
     validation_set: &[&Sample],
     class_weights: &[f32],
+    start: Option<&[Vec<f32>]>,
     log: &dyn Fn(&str),
 ) -> Result<(Vec<EpochLog>, usize, i64), ClassifyError> {
     let vs = nn::VarStore::new(device);
-    let net = Net::new(&vs.root(), spec);
-    let parameters: i64 = vs.trainable_variables().iter().map(Tensor::numel).map(|n| n as i64).sum();
+    let mut net = Net::new(&vs.root(), spec);
+    if let Some(weights) = start {
+        net.start_from_linear(weights);
+    }
+    let parameters: i64 = vs.variables().values().filter(|v| v.requires_grad()).map(Tensor::numel).map(|n| n as i64).sum();
     log(&format!("resnet: widths {:?}, blocks {:?}, {parameters} parameters, fused features: {}", spec.widths, spec.blocks, spec.fuses_features()));
     let mut optimizer = nn::AdamW { wd: config.weight_decay, ..Default::default() }.build(&vs, config.learning_rate)?;
     let weights = Tensor::from_slice(class_weights).to_device(device);
@@ -669,7 +674,7 @@ pub fn model_card(report: &TrainReport) -> String {
     );
     out += "## Network and training\n\n";
     out += &format!(
-        "ResNet with basic blocks: stem 7x7/2 conv + 3x3/2 max-pool, stages of widths {:?} with {:?} blocks, global average pooling, dropout {}, a linear head over the pooled picture features and the HTML features. {} parameters.\n\n",
+        "ResNet with basic blocks: stem 7x7/2 conv + 3x3/2 max-pool, stages of widths {:?} with {:?} blocks, global average pooling, dropout {}; the logits are the sum of a linear head over the pooled picture features (started at zero) and a linear head over the page features, which is the features-only linear model below, fixed during training: the network starts as that model and the picture corrects it. {} trained parameters.\n\n",
         c.widths, c.blocks, c.dropout, report.resnet_parameters
     );
     out += &format!(

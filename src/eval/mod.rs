@@ -146,7 +146,7 @@ pub fn predict_genres(pages: &[GoldPage], classifier: &Classifier, limits: &Extr
             .par_iter()
             .filter_map(|page| {
                 let html = page.read_html().ok()?;
-                let dom = crate::extract::parse_page(&html, limits, needs_picture).ok()?;
+                let dom = crate::extract::parse_page(&html, limits, true).ok()?;
                 let picture = needs_picture.then(|| render_lite(&dom, &RenderOptions::default()).picture);
                 Some((page.id.clone(), picture, Features::of(&dom, &page.url)))
             })

@@ -360,7 +360,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         }
     } else {
         // One DOM for the picture, the features and the text.
-        let dom = match parse_page(&page.html, &config.extract_limits, config.renderer.is_some()) {
+        let dom = match parse_page(&page.html, &config.extract_limits, config.renderer.is_some() || classifier.is_some()) {
             Ok(dom) => dom,
             Err(e) => return skipped(e),
         };
