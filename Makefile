@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test model eval eval-warcs eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test model bench-e2e eval eval-warcs eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -48,6 +48,9 @@ bench: bench-data  ## WARC read, extraction and render speed on one core (criter
 	$(CARGO) build --release --locked
 	bash scripts/bench_process.sh $(BENCH_WARC)
 	bash scripts/bench_render.sh $(SHARED)/data/wcxb-dev 60
+
+bench-e2e: build  ## ~21,000 WCXB-dev pages (about 1 GB gzip) and a ~3,000-page WARC end to end: lite+ResNet, lite+html-features, extraction only; 1 and 2 threads; pages/s and peak RSS
+	SHARED=$(SHARED) bash scripts/bench_e2e.sh
 
 contact-sheet: build  ## docs/contact-sheet.png: 16 WCXB-dev pages, lite renderer beside Chromium
 	$(PYTHON) scripts/contact_sheet.py $(SHARED)/data/wcxb-dev $(BIN) docs/contact-sheet.png

@@ -41,7 +41,7 @@ EXPECTED = {
     "iawc/link-extraction-test.warc": (9, [], {}, None),
     "iawc/text-extraction-test.warc": (1, [], {}, None),
     "warcio/example-iana.org-chunked.warc": (
-        1, [], {}, lambda rows: "Internet Assigned Numbers Authority" in rows[0]["text"]),
+        1, [], {}, lambda rows: rows[0]["title"] == "Internet Assigned Numbers Authority" and "Root Zone" in rows[0]["text"]),
     "warcio/example.warc": (1, [], {}, lambda rows: rows[0]["text"].startswith("Example Domain")),
     "warcio/example.warc.gz": (1, [], {}, lambda rows: rows[0]["title"] == "Example Domain"),
     "warcio/example-resource.warc.gz": (0, [], {}, None),
