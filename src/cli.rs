@@ -40,6 +40,9 @@ pub enum Command {
     /// Train the ResNet and the html-features baseline on a WCXB-style dataset and
     /// write models/ (what `make model` runs).
     Train(TrainArgs),
+    /// Train Web2Text's two CNNs on CleanEval (the paper's split) and write
+    /// models/web2text.* (what `make model-web2text` runs).
+    TrainWeb2text(TrainWeb2textArgs),
     /// Add up the manifests of an output folder (pages, genres, skips by reason) and list
     /// the inputs that have none yet.
     Summary(SummaryArgs),
@@ -81,6 +84,15 @@ impl ClassifierArgs {
         }
     }
 
+    /// Loads the Web2Text model now when an extractor needs it, so a missing or damaged
+    /// model is one clear error before any work starts (not a skip on every page).
+    fn prepare_extractors(&self, extractors: &[Extractor]) -> anyhow::Result<()> {
+        if extractors.iter().any(|e| e.uses_web2text()) {
+            goce_warc::extract::web2text::shared_model(self.models.as_deref())?;
+        }
+        Ok(())
+    }
+
     /// Loads the chosen classifier; LibTorch uses `threads` CPU threads.
     fn load(&self, threads: usize) -> anyhow::Result<Option<Classifier>> {
         let Some(kind) = self.kind() else { return Ok(None) };
@@ -113,6 +125,37 @@ pub struct ClassifyArgs {
     /// Print a JSON line per page (with every page type's probability).
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainWeb2textArgs {
+    /// CleanEval: `dev/` and `final/`, each with `input/N.html` and `GoldStandard/N.txt`.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/cleaneval")]
+    pub cleaneval: PathBuf,
+
+    /// A WCXB-style dataset whose held-aside fifth is scored (word F1).
+    #[arg(long, value_name = "DIR")]
+    pub wcxb: Option<PathBuf>,
+
+    /// Also train on the WCXB dataset's other pages, labelled from their gold text.
+    #[arg(long, requires = "wcxb")]
+    pub add_wcxb: bool,
+
+    /// Where web2text.json, web2text.safetensors and web2text-metrics.json go.
+    #[arg(long, value_name = "DIR", default_value = "models")]
+    pub out: PathBuf,
+
+    /// Seed of the split, the initialisation and the excerpts.
+    #[arg(long, default_value_t = 2018)]
+    pub seed: u64,
+
+    /// Most training steps per network (batches of 128 excerpts of 9 blocks).
+    #[arg(long, default_value_t = 5000)]
+    pub steps: usize,
+
+    /// CPU threads.
+    #[arg(long, short = 'j', default_value_t = 2)]
+    pub threads: usize,
 }
 
 #[derive(Args, Debug)]
@@ -400,6 +443,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Summary(args) => summary(args),
         Command::Classify(args) => classify(args),
         Command::Train(args) => train(args),
+        Command::TrainWeb2text(args) => train_web2text(args),
     }
 }
 
@@ -412,6 +456,7 @@ fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("no inputs: give WARC files, `-` for standard input, or --paths FILE");
     }
     check_unique_stems(&inputs)?;
+    args.classifier.prepare_extractors(&[args.extractor])?;
     let shard = match args.shard {
         Some(shard) => Some(shard),
         None => pipeline::Shard::from_slurm(|k| std::env::var(k).ok()).transpose().map_err(|e| anyhow::anyhow!(e))?,
@@ -573,12 +618,13 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
         std::fs::read(&args.page).with_context(|| format!("reading {}", args.page))?
     };
     let html = goce_warc::page::charset::decode(&bytes, None, None).text;
+    args.classifier.prepare_extractors(&[args.extractor])?;
     if args.extractor.needs_gold_genre() && args.genre.is_none() {
         anyhow::bail!("--extractor oracle needs --genre (or use goce, which guesses it)");
     }
     let genre = match args.genre {
         Some(genre) => Some(genre),
-        None if args.extractor == Extractor::Goce => match args.classifier.load(1)? {
+        None if args.extractor.uses_genre() => match args.classifier.load(1)? {
             Some(classifier) => Some(classifier.classify_html(&html, args.url.as_deref().unwrap_or(""), &ExtractLimits::default())?.genre),
             None => None,
         },
@@ -682,6 +728,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     };
     let floors: Vec<(Extractor, String, f64)> =
         args.require.iter().map(|r| parse_floor(r)).collect::<anyhow::Result<Vec<_>>>()?.into_iter().flatten().collect();
+    args.classifier.prepare_extractors(&extractors)?;
     let mut pages = eval::load(&args.dataset)?;
     if args.test_domains {
         let models = goce_warc::classify::find_models_dir(args.classifier.models.as_deref())?;
@@ -693,7 +740,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     let threads = rayon::current_num_threads();
     let (genres, genre_source) = match args.classifier.load(threads)? {
-        Some(classifier) if extractors.contains(&Extractor::Goce) => {
+        Some(classifier) if extractors.iter().any(|e| e.uses_genre()) => {
             let predicted = eval::predict_genres(&pages, &classifier, &ExtractLimits::default())?;
             (predicted, format!("the {} classifier's genre", classifier.kind().name()))
         }
@@ -779,6 +826,21 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let card = train::model_card(&report);
     std::fs::write(config.out.join("README.md"), card).context("writing the model card")?;
     eprintln!("train: wrote {}", config.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode> {
+    use goce_warc::extract::web2text::train::{self, TrainConfig};
+    let mut config = TrainConfig::new(args.cleaneval, args.out);
+    config.wcxb = args.wcxb;
+    config.add_wcxb = args.add_wcxb;
+    config.seed = args.seed;
+    config.steps = args.steps;
+    rayon::ThreadPoolBuilder::new().num_threads(args.threads.max(1)).build_global().ok();
+    tch::set_num_threads(i32::try_from(args.threads.max(1)).unwrap_or(1));
+    let report = train::train(&config, &|line| eprintln!("train-web2text: {line}"))?;
+    std::fs::write(config.out.join("web2text.md"), train::model_card(&report, &config)).context("writing the Web2Text model card")?;
+    eprintln!("train-web2text: wrote {} ({:.0} s)", config.out.display(), report.seconds);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -172,7 +172,7 @@ fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits,
                 (Ok(_), Some(Ok(dom))) => {
                     let genre = match extractor {
                         Extractor::Oracle => Some(page.genre),
-                        Extractor::Goce => predicted,
+                        e if e.uses_genre() => predicted,
                         _ => None,
                     };
                     extractor.extract_dom(dom, genre).map_err(|e| e.to_string())

@@ -11,6 +11,7 @@ pub mod genre;
 pub mod list_view;
 pub mod profile;
 pub mod view;
+pub mod web2text;
 
 use std::time::Instant;
 
@@ -49,6 +50,12 @@ pub enum Extractor {
     Goce,
     /// `goce` with the gold genre: for evaluation, where the gold is known.
     Oracle,
+    /// Web2Text: every text block labelled content or boilerplate by two CNNs and a
+    /// hidden Markov model (the second seed system; model in `models/web2text.*`).
+    Web2text,
+    /// The page's genre picks `web2text` for articles and `list-view` for list pages
+    /// (each where it measured best).
+    GoceWeb2text,
 }
 
 /// Parses a page within the extraction limits; `keep_styles` keeps `<style>` sheets for
@@ -88,7 +95,19 @@ impl Extractor {
             Self::ListViewPaper => "list-view-paper",
             Self::Goce => "goce",
             Self::Oracle => "oracle",
+            Self::Web2text => "web2text",
+            Self::GoceWeb2text => "goce-web2text",
         }
+    }
+
+    /// Whether the page's genre picks the algorithm (given, or from the classifier).
+    pub fn uses_genre(self) -> bool {
+        matches!(self, Self::Goce | Self::GoceWeb2text)
+    }
+
+    /// Whether the extractor runs the Web2Text model.
+    pub fn uses_web2text(self) -> bool {
+        matches!(self, Self::Web2text | Self::GoceWeb2text)
     }
 
     /// Extracts with this algorithm. `genre`: the known genre of the page, which
@@ -119,7 +138,8 @@ impl Extractor {
             Self::ArticlePaper => (article_text(dom, &ARTICLE_PAPER), None),
             Self::ListView => (list_view_text(dom, &LIST_VIEW), None),
             Self::ListViewPaper => (list_view_text(dom, &LIST_VIEW_PAPER), None),
-            Self::Goce | Self::Oracle => {
+            Self::Web2text => (web2text_text(dom)?, None),
+            Self::Goce | Self::Oracle | Self::GoceWeb2text => {
                 if self == Self::Oracle && genre.is_none() {
                     return Err(ExtractError::NoGoldGenre);
                 }
@@ -133,6 +153,7 @@ impl Extractor {
                     }
                 };
                 let text = match (genre, listing) {
+                    (Genre::Article, _) if self == Self::GoceWeb2text => web2text_text(dom)?,
                     (Genre::Article, _) => article_text(dom, &ARTICLE),
                     (Genre::ListView, Some((view, choice))) => list_view_output(&view, choice.as_ref(), &LIST_VIEW),
                     (Genre::ListView, None) => list_view_text(dom, &LIST_VIEW),
@@ -151,6 +172,11 @@ impl Extractor {
     pub fn needs_gold_genre(self) -> bool {
         self == Self::Oracle
     }
+}
+
+fn web2text_text(dom: &Dom) -> Result<String, ExtractError> {
+    let model = web2text::shared_model(None).map_err(|e| ExtractError::Model(e.to_string()))?;
+    model.extract(dom).map_err(|e| ExtractError::Model(e.to_string()))
 }
 
 fn view_start(dom: &Dom) -> crate::dom::NodeId {
@@ -202,6 +228,8 @@ pub enum ExtractError {
     Parse(String),
     #[error("the oracle extractor needs the page's gold genre")]
     NoGoldGenre,
+    #[error("{0}")]
+    Model(String),
 }
 
 impl ExtractError {
@@ -211,6 +239,7 @@ impl ExtractError {
             Self::TimeLimit(_) => "page_time_limit",
             Self::Parse(_) => "html_parse_error",
             Self::NoGoldGenre => "no_gold_genre",
+            Self::Model(_) => "model_error",
         }
     }
 }

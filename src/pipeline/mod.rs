@@ -387,7 +387,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
             Some(_) => {
                 // The genre comes later, from the batch: under goce, extract both ways now.
                 let features = Features::of(&dom, &page.url);
-                let (extraction, candidates) = if config.extractor == Extractor::Goce {
+                let (extraction, candidates) = if config.extractor.uses_genre() {
                     let both = [Genre::Article, Genre::ListView].map(|g| config.extractor.extract_parsed(&page.html, &dom, Some(g), &config.extract_limits));
                     match both {
                         [Ok(article), Ok(list_view)] => (article.clone(), Some(Box::new([article, list_view]))),

@@ -1,0 +1,439 @@
+//! The Collapsed DOM of the paper's section 3.1: the page's `<body>` without empty or
+//! whitespace-only nodes and without the tags that hold no extractable content, with
+//! every single-child parent merged into its child, recursively. Its text leaves, in
+//! document order, are the blocks Web2Text labels.
+//!
+//! Each node keeps the statistics the features read (words, stopwords, punctuation,
+//! ...), summed over its subtree, and an approximate span in the page's source: our DOM
+//! has no source offsets, so a running count of text and markup characters (tag names,
+//! attributes, brackets) stands in for them.
+
+use crate::dom::{Dom, NodeData, NodeId};
+
+/// Tags dropped with their subtree before collapsing: no content to extract (the
+/// reference implementation's list; `option`, `button`, `svg`, `template` added).
+pub const SKIP_TAGS: &[&str] = &[
+    "br", "button", "checkbox", "head", "hr", "iframe", "img", "input", "meta", "noscript", "option", "radio", "script",
+    "select", "style", "svg", "template", "textarea", "title", "video",
+];
+/// Form controls: a node holding one is "a form element" (feature b48).
+const FORM_TAGS: &[&str] = &["form", "input", "select", "textarea", "button"];
+/// Elements that start a new line in an unstyled page (the edge feature "line break
+/// between the blocks").
+pub const BLOCK_TAGS: &[&str] = &[
+    "address", "article", "aside", "blockquote", "body", "br", "canvas", "center", "dd", "div", "dl", "dt", "fieldset",
+    "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html",
+    "iframe", "input", "li", "main", "nav", "noscript", "ol", "output", "p", "pre", "section", "select", "table", "tbody",
+    "td", "textarea", "tfoot", "th", "thead", "tr", "ul", "video",
+];
+/// The 124-word English stopword list of the reference implementation.
+pub const STOPWORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "before", "being", "below", "between", "both", "but", "by", "cannot", "could", "did", "do",
+    "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he",
+    "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "itself", "me", "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or",
+    "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such",
+    "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which",
+    "while", "who", "whom", "why", "with", "would", "you", "your", "yours", "yourself", "yourselves",
+];
+/// Characters counted as punctuation.
+const PUNCTUATION: &[char] = &['.', ',', '?', ';', ':', '!'];
+/// Deeper elements are read as one block of text (bounds the recursion on pathological
+/// pages; no WCXB or CleanEval page comes near it).
+pub const MAX_DEPTH: usize = 256;
+
+/// Text statistics of a node, summed over its leaves.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TextStats {
+    pub chars: usize,
+    pub words: usize,
+    pub word_chars: usize,
+    pub sentences: usize,
+    pub punctuation: usize,
+    pub numeric: usize,
+    pub stopwords: usize,
+    pub capitalised: usize,
+    pub link_chars: usize,
+    pub ends_with_punctuation: bool,
+    pub ends_with_question: bool,
+    pub copyright: bool,
+    pub email: bool,
+    pub url: bool,
+    pub year: bool,
+    pub form: bool,
+}
+
+impl TextStats {
+    /// The statistics of one block's text (whitespace already collapsed).
+    pub fn of(text: &str) -> Self {
+        let text = text.trim();
+        let mut s = Self { chars: text.chars().count(), sentences: 1, ..Self::default() };
+        for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+            s.words += 1;
+            s.word_chars += word.chars().count();
+            if word.chars().next().is_some_and(char::is_uppercase) {
+                s.capitalised += 1;
+            }
+            if word.len() <= 10 && STOPWORDS.contains(&word.to_lowercase().as_str()) {
+                s.stopwords += 1;
+            }
+            if word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) {
+                s.year = true;
+            }
+        }
+        let chars: Vec<char> = text.chars().collect();
+        for (i, &c) in chars.iter().enumerate() {
+            if PUNCTUATION.contains(&c) {
+                s.punctuation += 1;
+            }
+            if c.is_numeric() {
+                s.numeric += 1;
+            }
+            // A sentence ends at . ? ! ; followed by whitespace and a capital letter.
+            if matches!(c, '.' | '?' | '!' | ';') {
+                let mut j = i + 1;
+                while chars.get(j).is_some_and(|c| c.is_whitespace()) {
+                    j += 1;
+                }
+                if j > i + 1 && chars.get(j).is_some_and(|c| c.is_uppercase()) {
+                    s.sentences += 1;
+                }
+            }
+        }
+        s.ends_with_punctuation = chars.last().is_some_and(|c| PUNCTUATION.contains(c));
+        s.ends_with_question = chars.last() == Some(&'?');
+        s.copyright = text.contains('©');
+        s.email = has_email(text);
+        s.url = ["http://", "https://", "ftp://", "www."].iter().any(|p| text.contains(p));
+        s
+    }
+
+    fn add(&mut self, other: &Self) {
+        self.chars += other.chars;
+        self.words += other.words;
+        self.word_chars += other.word_chars;
+        self.sentences += other.sentences;
+        self.punctuation += other.punctuation;
+        self.numeric += other.numeric;
+        self.stopwords += other.stopwords;
+        self.capitalised += other.capitalised;
+        self.link_chars += other.link_chars;
+        // A node ends the way its last child ends.
+        self.ends_with_punctuation = other.ends_with_punctuation;
+        self.ends_with_question = other.ends_with_question;
+        self.copyright |= other.copyright;
+        self.email |= other.email;
+        self.url |= other.url;
+        self.year |= other.year;
+        self.form |= other.form;
+    }
+}
+
+/// `name@host.tld`: a word character on each side of `@` and a dot after it.
+fn has_email(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        b == b'@'
+            && i > 0
+            && bytes[i - 1].is_ascii_alphanumeric()
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)
+            && text[i + 1..].split(char::is_whitespace).next().is_some_and(|host| host.trim_end_matches('.').contains('.'))
+    })
+}
+
+/// One CDOM node.
+#[derive(Debug, Clone)]
+pub struct CNode {
+    /// The collapsed chain of tags, outermost first; a leaf's chain ends in `#text`.
+    pub tags: Vec<String>,
+    /// The class attribute of each element in the chain (trimmed), parallel to `tags`.
+    pub classes: Vec<String>,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// A leaf's text, whitespace collapsed; empty for inner nodes.
+    pub text: String,
+    pub stats: TextStats,
+    /// Approximate source span (see the module comment).
+    pub start: usize,
+    pub end: usize,
+    /// A leaf: whether a line break separates it from the block before it.
+    pub break_before: bool,
+}
+
+impl CNode {
+    pub fn has_tag(&self, tag: &str) -> bool {
+        self.tags.iter().any(|t| t == tag)
+    }
+}
+
+/// The collapsed DOM of a page.
+#[derive(Debug, Clone, Default)]
+pub struct Cdom {
+    pub nodes: Vec<CNode>,
+    pub root: Option<usize>,
+    /// The blocks: text leaves in document order.
+    pub leaves: Vec<usize>,
+}
+
+impl Cdom {
+    pub fn build(dom: &Dom) -> Self {
+        let start = dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT);
+        let mut builder = Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true };
+        let root = builder.node(start, 0);
+        let mut cdom = builder.cdom;
+        cdom.root = root;
+        if let Some(root) = root {
+            // Leaves in document order: children are pushed before their parent, so walk
+            // from the root.
+            let mut stack = vec![root];
+            while let Some(id) = stack.pop() {
+                let node = &cdom.nodes[id];
+                if node.children.is_empty() {
+                    cdom.leaves.push(id);
+                } else {
+                    stack.extend(node.children.iter().rev());
+                }
+            }
+        }
+        cdom
+    }
+
+    /// Ancestors of a node, nearest first.
+    pub fn ancestors(&self, id: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(self.nodes[id].parent, |&p| self.nodes[p].parent)
+    }
+
+    /// The lowest common ancestor of two nodes and the number of tree edges between them.
+    pub fn common_ancestor(&self, a: usize, b: usize) -> Option<(usize, usize)> {
+        let up_a: Vec<usize> = std::iter::once(a).chain(self.ancestors(a)).collect();
+        for (hops_b, node) in std::iter::once(b).chain(self.ancestors(b)).enumerate() {
+            if let Some(hops_a) = up_a.iter().position(|&x| x == node) {
+                return Some((node, hops_a + hops_b));
+            }
+        }
+        None
+    }
+
+    /// The root's source span, at least 1.
+    pub fn body_length(&self) -> usize {
+        self.root.map_or(1, |r| (self.nodes[r].end - self.nodes[r].start).max(1))
+    }
+
+    /// The "class path" of a leaf: its chain of tag.class names up to the root.
+    pub fn class_path(&self, id: usize) -> String {
+        let mut parts: Vec<String> = std::iter::once(id)
+            .chain(self.ancestors(id))
+            .map(|n| {
+                let node = &self.nodes[n];
+                node.tags.iter().zip(&node.classes).map(|(t, c)| format!("{t}.{c}")).collect::<Vec<_>>().join(">")
+            })
+            .collect();
+        parts.reverse();
+        parts.join(">")
+    }
+}
+
+struct Builder<'d> {
+    dom: &'d Dom,
+    cdom: Cdom,
+    /// Source characters seen so far.
+    offset: usize,
+    /// A block element opened or closed since the last leaf.
+    pending_break: bool,
+}
+
+impl Builder<'_> {
+    /// Builds the CDOM of a DOM node; None when nothing of it is kept.
+    fn node(&mut self, id: NodeId, depth: usize) -> Option<usize> {
+        let dom = self.dom;
+        match &dom.nodes[id].data {
+            NodeData::Text(text) => {
+                self.offset += text.len();
+                self.leaf(text, "#text", "", self.offset - text.len())
+            }
+            NodeData::Element(element) => {
+                let tag = element.tag();
+                let markup = 2 + tag.len() + element.attrs.iter().map(|(n, v)| n.len() + v.len() + 4).sum::<usize>();
+                let start = self.offset;
+                self.offset += markup;
+                if SKIP_TAGS.contains(&tag) {
+                    if BLOCK_TAGS.contains(&tag) {
+                        self.pending_break = true;
+                    }
+                    return None;
+                }
+                let block = BLOCK_TAGS.contains(&tag);
+                self.pending_break |= block;
+                let kept: Vec<usize> = if depth >= MAX_DEPTH {
+                    let text = self.subtree_text(id);
+                    self.leaf(&text, "#text", "", start).into_iter().collect()
+                } else {
+                    dom.children(id).iter().filter_map(|&c| self.node(c, depth + 1)).collect()
+                };
+                self.offset += tag.len() + 3;
+                self.pending_break |= block;
+                let form = FORM_TAGS.contains(&tag) || self.has_form_control(id);
+                match kept.as_slice() {
+                    [] => None,
+                    &[only] => {
+                        // Merge the single-child parent into its child.
+                        let node = &mut self.cdom.nodes[only];
+                        node.tags.insert(0, tag.to_string());
+                        node.classes.insert(0, element.class().to_string());
+                        if tag == "a" {
+                            node.stats.link_chars = node.stats.chars;
+                        }
+                        node.stats.form |= form;
+                        node.start = start;
+                        node.end = self.offset;
+                        Some(only)
+                    }
+                    _ => {
+                        let mut stats = TextStats::default();
+                        for &child in &kept {
+                            stats.add(&self.cdom.nodes[child].stats);
+                        }
+                        if tag == "a" {
+                            stats.link_chars = stats.chars;
+                        }
+                        stats.form |= form;
+                        let me = self.cdom.nodes.len();
+                        for &child in &kept {
+                            self.cdom.nodes[child].parent = Some(me);
+                        }
+                        self.cdom.nodes.push(CNode {
+                            tags: vec![tag.to_string()],
+                            classes: vec![element.class().to_string()],
+                            parent: None,
+                            children: kept,
+                            text: String::new(),
+                            stats,
+                            start,
+                            end: self.offset,
+                            break_before: false,
+                        });
+                        Some(me)
+                    }
+                }
+            }
+            NodeData::Document => {
+                let kept: Vec<usize> = dom.children(id).iter().filter_map(|&c| self.node(c, depth + 1)).collect();
+                kept.first().copied()
+            }
+            NodeData::Other => None,
+        }
+    }
+
+    fn leaf(&mut self, raw: &str, tag: &str, class: &str, start: usize) -> Option<usize> {
+        let text = collapse_whitespace(raw);
+        if text.is_empty() {
+            return None;
+        }
+        let id = self.cdom.nodes.len();
+        self.cdom.nodes.push(CNode {
+            tags: vec![tag.to_string()],
+            classes: vec![class.to_string()],
+            parent: None,
+            children: Vec::new(),
+            stats: TextStats::of(&text),
+            text,
+            start,
+            end: self.offset.max(start + 1),
+            break_before: std::mem::take(&mut self.pending_break),
+        });
+        Some(id)
+    }
+
+    fn subtree_text(&self, id: NodeId) -> String {
+        let mut out = String::new();
+        for d in self.dom.descendants(id) {
+            if let NodeData::Text(t) = &self.dom.nodes[d].data {
+                out.push_str(t);
+                out.push(' ');
+            }
+        }
+        out
+    }
+
+    /// Whether a form control sits directly under this element (deeper ones are
+    /// counted when their own parents are built).
+    fn has_form_control(&self, id: NodeId) -> bool {
+        self.dom.element_children(id).any(|c| self.dom.element(c).is_some_and(|e| FORM_TAGS.contains(&e.tag())))
+    }
+}
+
+/// Collapses runs of whitespace (and non-breaking spaces) to one space and trims.
+pub fn collapse_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split(|c: char| c.is_whitespace() || c == '\u{a0}').filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cdom(html: &str) -> Cdom {
+        Cdom::build(&Dom::parse_unbounded(html))
+    }
+
+    /// The paper's Figure 2, extended: single-child chains merge (div > ul > li > a
+    /// collapses into one leaf chain), empty and content-less nodes go.
+    #[test]
+    fn single_child_chains_merge() {
+        let page = cdom(
+            "<body><div><ul><li><a href='/a'>Home</a></li><li><span><b>News</b></span></li></ul></div>\
+             <p>  </p><img src=x><div><p>First paragraph of the story.</p><p>Second <i>one</i>.</p></div>\
+             <script>var x = 1;</script></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(texts, ["Home", "News", "First paragraph of the story.", "Second", "one", "."]);
+        let tags = |i: usize| page.nodes[page.leaves[i]].tags.join(">");
+        assert_eq!(tags(0), "li>a>#text");
+        assert_eq!(tags(1), "li>span>b>#text");
+        assert_eq!(tags(2), "p>#text");
+        assert_eq!(tags(4), "i>#text");
+        // The two list items share the <ul>, merged with its single-child <div>.
+        let parent = |i: usize| page.nodes[page.leaves[i]].parent.map(|p| page.nodes[p].tags.join(">"));
+        assert_eq!(parent(0).as_deref(), Some("div>ul"));
+        assert_eq!(parent(0), parent(1));
+        assert_eq!(parent(3).as_deref(), Some("p"));
+        // body has two kept children (the ul and the story's div): it is the root.
+        let root = page.root.unwrap();
+        assert_eq!(page.nodes[root].tags, ["body"]);
+        assert_eq!(page.nodes[root].children.len(), 2);
+        // Line breaks: between list items and paragraphs, not inside a paragraph.
+        let breaks: Vec<bool> = page.leaves.iter().map(|&l| page.nodes[l].break_before).collect();
+        assert_eq!(breaks, [true, true, true, true, false, false]);
+        // Link characters: "Home" sits in an <a>; the root sums them.
+        assert_eq!(page.nodes[page.leaves[0]].stats.link_chars, 4);
+        assert_eq!(page.nodes[root].stats.link_chars, 4);
+        // Tree distances: siblings are 2 apart; "First ..." and "Second" 3 (up to the div).
+        assert_eq!(page.common_ancestor(page.leaves[0], page.leaves[1]).map(|x| x.1), Some(2));
+        assert_eq!(page.common_ancestor(page.leaves[2], page.leaves[3]).map(|x| x.1), Some(3));
+    }
+
+    #[test]
+    fn text_statistics_by_hand() {
+        let s = TextStats::of("The Quick fox, in 2024, met bob@example.org. Is it? ©");
+        // words: The Quick fox in 2024 met bob example org Is it → 11
+        assert_eq!(s.words, 11);
+        assert_eq!(s.stopwords, 4); // the, in, is, it
+        assert_eq!(s.capitalised, 3); // The Quick Is
+        assert_eq!(s.punctuation, 5); // , , . . ?
+        assert_eq!(s.numeric, 4);
+        assert_eq!(s.sentences, 2); // ". Is"
+        assert!(s.year && s.email && s.copyright && !s.url);
+        assert!(!s.ends_with_punctuation);
+        assert!(TextStats::of("Why?").ends_with_question);
+        assert!(TextStats::of("see https://example.org/x").url);
+        assert!(!has_email("a @ b"));
+    }
+}

@@ -1,0 +1,120 @@
+//! Web2Text (Vogels et al., 2018), the second seed system: the page's Collapsed DOM
+//! ([`cdom`]) gives a sequence of text blocks; 128 features per block and 25 per pair of
+//! neighbouring blocks ([`features`]) feed two small CNNs ([`net`]) whose probabilities
+//! define a hidden Markov model; Viterbi ([`viterbi`]) finds the most probable
+//! content/boilerplate labelling. Trained on CleanEval with labels aligned from its gold
+//! text ([`align`], [`train`]); `make model-web2text`.
+
+pub mod align;
+pub mod cdom;
+pub mod features;
+pub mod net;
+pub mod train;
+pub mod viterbi;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::dom::Dom;
+use cdom::Cdom;
+pub use net::{ModelSpec, Web2TextModel};
+
+pub const MODEL_SPEC: &str = "web2text.json";
+pub const MODEL_WEIGHTS: &str = "web2text.safetensors";
+const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retrain with `make model-web2text`";
+
+#[derive(Debug, thiserror::Error)]
+pub enum Web2TextError {
+    #[error("Web2Text model file {path}: {detail}; {HOW_TO_FIX}")]
+    Model { path: PathBuf, detail: String },
+    #[error("Web2Text model: {0}")]
+    NoModels(String),
+    #[error("LibTorch: {0}")]
+    Torch(String),
+    #[error("{what}: {detail}")]
+    Training { what: String, detail: String },
+}
+
+impl From<tch::TchError> for Web2TextError {
+    fn from(e: tch::TchError) -> Self {
+        Self::Torch(e.to_string())
+    }
+}
+
+static SHARED: OnceLock<Result<Web2TextModel, String>> = OnceLock::new();
+
+/// The process's Web2Text model, loaded on first use from `models` (else where
+/// [`crate::classify::find_models_dir`] looks). Later calls return the same model.
+pub fn shared_model(models: Option<&Path>) -> Result<&'static Web2TextModel, Web2TextError> {
+    let loaded = SHARED.get_or_init(|| {
+        let dir = crate::classify::find_models_dir(models).map_err(|e| e.to_string())?;
+        Web2TextModel::load(&dir).map_err(|e| e.to_string())
+    });
+    loaded.as_ref().map_err(|e| Web2TextError::NoModels(e.clone()))
+}
+
+/// A page's blocks with their features, ready for the networks.
+pub struct PageBlocks {
+    pub cdom: Cdom,
+    pub blocks: Vec<[f32; features::BLOCK_FEATURES]>,
+    pub edges: Vec<[f32; features::EDGE_FEATURES]>,
+}
+
+impl PageBlocks {
+    pub fn of(dom: &Dom) -> Self {
+        let cdom = Cdom::build(dom);
+        let blocks = features::block_features(&cdom);
+        let edges = features::edge_features(&cdom);
+        Self { cdom, blocks, edges }
+    }
+
+    pub fn texts(&self) -> Vec<&str> {
+        self.cdom.leaves.iter().map(|&l| self.cdom.nodes[l].text.as_str()).collect()
+    }
+
+    /// The content blocks' text: a block after a line break starts a new line.
+    pub fn text_of(&self, labels: &[viterbi::Label]) -> String {
+        let mut out = String::new();
+        let mut previous: Option<usize> = None;
+        for (i, (&leaf, &label)) in self.cdom.leaves.iter().zip(labels).enumerate() {
+            if label != 1 {
+                continue;
+            }
+            let node = &self.cdom.nodes[leaf];
+            if previous.is_some() {
+                // A break anywhere since the last content block starts a new line.
+                let broke = self.cdom.leaves[previous.map_or(0, |p| p + 1)..=i].iter().any(|&l| self.cdom.nodes[l].break_before);
+                out.push(if broke { '\n' } else { ' ' });
+            }
+            out.push_str(&node.text);
+            previous = Some(i);
+        }
+        out
+    }
+}
+
+/// How the labels are inferred.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inference {
+    /// Viterbi over unary and pairwise potentials (the paper).
+    Structured,
+    /// The unary network alone (the paper's ablation).
+    UnaryOnly,
+}
+
+impl Web2TextModel {
+    pub fn labels(&self, page: &PageBlocks, inference: Inference) -> Result<Vec<viterbi::Label>, Web2TextError> {
+        let (unary, pairwise) = self.potentials(&page.blocks, &page.edges)?;
+        Ok(match inference {
+            Inference::Structured => viterbi::viterbi(&unary, &pairwise, self.spec.lambda),
+            Inference::UnaryOnly => viterbi::unary_only(&unary),
+        })
+    }
+
+    /// The main content of a parsed page.
+    pub fn extract(&self, dom: &Dom) -> Result<String, Web2TextError> {
+        let page = PageBlocks::of(dom);
+        let labels = self.labels(&page, Inference::Structured)?;
+        Ok(page.text_of(&labels))
+    }
+}
