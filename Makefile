@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test model model-web2text eval-web2text bench-e2e eval eval-warcs eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test model model-web2text eval-web2text bench-e2e eval eval-warcs eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -32,7 +32,7 @@ model: build  ## Retrain the ResNet and the html-features baseline on WCXB-dev o
 model-web2text: build  ## Retrain Web2Text's two CNNs on CleanEval (+ WCXB-dev tuning pages) on this CPU (~1 min); rewrites models/web2text.*
 	$(BIN) train-web2text --cleaneval $(SHARED)/data/cleaneval --wcxb $(SHARED)/data/wcxb-dev --add-wcxb --out models
 
-eval: eval-warcs eval-extraction eval-classifier eval-web2text eval-render eval-slurm eval-cc  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
+eval: eval-warcs eval-prepass eval-extraction eval-classifier eval-web2text eval-render eval-slurm eval-cc  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
 
 eval-warcs: build  ## Every real WARC file in ../shared/data/warc, and the 1,678-page WCXB+Scrapinghub WARC
 	$(PYTHON) scripts/eval_warcs.py --binary $(BIN) --shared $(SHARED)
@@ -105,6 +105,9 @@ eval-classifier: build  ## goce with the classifiers' genre beside oracle on the
 	  --extractor goce --extractor oracle --extractor article --extractor list-view --json target/eval/classifier-resnet.json
 	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier html-features \
 	  --extractor goce --json target/eval/classifier-html-features.json
+
+eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged (tests/prepass.rs)
+	SHARED=$(abspath $(SHARED)) $(CARGO) test --release --locked --test prepass -- --ignored
 
 eval-extraction: build  ## Extraction quality on WCXB-dev (the paper's Table 2 shape; report in target/eval/extraction.json)
 	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --split held-out --json target/eval/extraction.json --require $(EXTRACTION_FLOORS)

@@ -3,6 +3,7 @@
 //! so the tree is cheap to build, to walk and to send between threads.
 
 mod sink;
+mod streamed;
 mod strip;
 
 use std::time::Instant;
@@ -11,7 +12,7 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::{LocalName, QualName, local_name};
 
 pub use sink::ArenaSink;
-pub use strip::{SCRIPTS, SCRIPTS_AND_STYLES, strip_elements, strip_raw_text};
+pub use strip::{FOR_EXTRACTION, FOR_RENDERING, Prepass};
 
 pub type NodeId = usize;
 
@@ -96,22 +97,23 @@ const PARSE_CHUNK: usize = 64 << 10;
 
 impl Dom {
     pub fn parse(html: &str, limits: DomLimits) -> Result<Self, DomError> {
-        Self::parse_emptying(html, limits, SCRIPTS_AND_STYLES)
+        Self::parse_with(html, limits, &FOR_EXTRACTION)
     }
 
     /// Parses keeping `<style>` sheets, which the renderer needs (scripts are still emptied).
     pub fn parse_with_styles(html: &str, limits: DomLimits) -> Result<Self, DomError> {
-        Self::parse_emptying(html, limits, SCRIPTS)
+        Self::parse_with(html, limits, &FOR_RENDERING)
     }
 
-    fn parse_emptying(html: &str, limits: DomLimits, raw_text: &[&[u8]]) -> Result<Self, DomError> {
+    /// Parses after a given byte-level [`Prepass`].
+    pub fn parse_with(html: &str, limits: DomLimits, prepass: &Prepass) -> Result<Self, DomError> {
         let sink = ArenaSink::new(limits.max_elements);
         // Parsed as a browser with scripts off: <noscript> content becomes elements,
         // since that is what such a reader (and Common Crawl's archive) shows.
         let mut opts = html5ever::ParseOpts::default();
         opts.tree_builder.scripting_enabled = false;
         let mut parser = html5ever::parse_document(sink, opts);
-        let stripped = strip_elements(html, raw_text);
+        let stripped = prepass.apply(html);
         let mut rest: &str = &stripped;
         while !rest.is_empty() {
             let mut cut = rest.len().min(PARSE_CHUNK);

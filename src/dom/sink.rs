@@ -7,6 +7,9 @@ use html5ever::interface::tree_builder::{ElementFlags, NodeOrText, QuirksMode, T
 use html5ever::tendril::StrTendril;
 use html5ever::{Attribute, QualName, ns};
 
+use std::collections::HashMap;
+
+use super::streamed::{self, BoundaryMarker};
 use super::{DOCUMENT, Dom, Element, Node, NodeData, NodeId};
 
 pub struct ArenaSink {
@@ -15,6 +18,8 @@ pub struct ArenaSink {
     templates: RefCell<Vec<(NodeId, NodeId)>>,
     /// Name returned for handles that are not elements (the parser never asks for them).
     placeholder: RefCell<QualName>,
+    /// React's suspense-boundary comments, for [`streamed::reveal`].
+    boundary_markers: RefCell<HashMap<NodeId, BoundaryMarker>>,
     max_elements: usize,
     elements: Cell<usize>,
     exceeded: Cell<bool>,
@@ -26,6 +31,7 @@ impl ArenaSink {
             nodes: RefCell::new(vec![Node { parent: None, children: Vec::new(), data: NodeData::Document }]),
             templates: RefCell::new(Vec::new()),
             placeholder: RefCell::new(QualName::new(None, ns!(html), html5ever::local_name!(""))),
+            boundary_markers: RefCell::new(HashMap::new()),
             max_elements,
             elements: Cell::new(0),
             exceeded: Cell::new(false),
@@ -93,7 +99,9 @@ impl TreeSink for ArenaSink {
     type ElemName<'a> = Ref<'a, QualName>;
 
     fn finish(self) -> Dom {
-        Dom { nodes: self.nodes.into_inner() }
+        let mut nodes = self.nodes.into_inner();
+        streamed::reveal(&mut nodes, &self.boundary_markers.into_inner());
+        Dom { nodes }
     }
 
     fn parse_error(&self, _msg: Cow<'static, str>) {}
@@ -117,8 +125,12 @@ impl TreeSink for ArenaSink {
         id
     }
 
-    fn create_comment(&self, _text: StrTendril) -> NodeId {
-        self.push(NodeData::Other)
+    fn create_comment(&self, text: StrTendril) -> NodeId {
+        let id = self.push(NodeData::Other);
+        if let Some(marker) = BoundaryMarker::of_comment(&text) {
+            self.boundary_markers.borrow_mut().insert(id, marker);
+        }
+        id
     }
 
     fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeId {

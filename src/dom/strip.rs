@@ -1,86 +1,195 @@
-//! Empties `<script>` and `<style>` elements before html5ever sees the page.
+//! A byte-level pass before html5ever: empties `<script>` and `<style>` elements and drops
+//! attributes that no later stage reads.
 //!
-//! Their contents are about 40% of a modern page's bytes (42% of the WCXB-dev pages)
-//! and never text, yet the tokenizer would walk every byte. The tags themselves stay,
-//! so the tree html5ever builds has the same elements.
+//! Script and style contents are about 40% of a modern page's bytes (42% of the WCXB-dev
+//! pages) and never text; of what is left, three quarters are start tags, mostly
+//! attributes (there: `class` 20%, `data-*` 12%, SVG path data 9%, `href` 8%, `src` and
+//! `srcset` 6%). The tokenizer walks every byte and the tree keeps a copy of every value, so
+//! what no stage reads is cut here. The pass follows the HTML tokenizer's rules for tags,
+//! attributes, comments and raw-text elements, and leaves what it does not understand to
+//! the parser; elements and texts stay, so html5ever builds the same tree (`tests/prepass.rs`
+//! checks every page in ../shared/data with `make eval`).
 
 use std::borrow::Cow;
 
 use memchr::{memchr, memmem};
 
-/// Raw-text elements whose content the extractors never read; the renderer reads `style`.
-pub const SCRIPTS_AND_STYLES: &[&[u8]] = &[b"script", b"style"];
-pub const SCRIPTS: &[&[u8]] = &[b"script"];
-
-pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
-    strip_elements(html, SCRIPTS_AND_STYLES)
+/// What the pass removes: the content of some raw-text elements and some attributes.
+#[derive(Debug, Clone, Copy)]
+pub struct Prepass {
+    /// Raw-text elements whose content is emptied (lowercase names).
+    pub empty: &'static [&'static [u8]],
+    /// Attributes dropped, by lowercase name.
+    pub drop_attrs: &'static [&'static [u8]],
+    /// Attributes dropped, by lowercase name prefix.
+    pub drop_attr_prefixes: &'static [&'static [u8]],
 }
 
-/// Empties the content of the given raw-text elements (lowercase names).
-pub fn strip_elements<'h>(html: &'h str, elements: &[&[u8]]) -> Cow<'h, str> {
-    let bytes = html.as_bytes();
-    let mut out: Option<String> = None;
-    let mut copied = 0;
-    let mut pos = 0;
-    while let Some(i) = memchr(b'<', &bytes[pos..]) {
-        let lt = pos + i;
-        let rest = &bytes[lt + 1..];
-        if rest.starts_with(b"!--") {
-            // A comment may mention <script>: skip it whole.
-            match memmem::find(&bytes[lt + 4..], b"-->") {
-                Some(j) => {
-                    pos = lt + 4 + j + 3;
-                    continue;
-                }
+/// For the extractors: they read tags, text, `class`, `id`, `style`, `hidden`, `role`,
+/// `aria-hidden` and the title and description meta tags, never scripts, styles, data
+/// attributes, link and image addresses, responsive image lists or SVG path data.
+pub const FOR_EXTRACTION: Prepass = Prepass {
+    empty: &[b"script", b"style"],
+    drop_attrs: &[b"srcset", b"sizes", b"d", b"points", b"href", b"src"],
+    drop_attr_prefixes: &[b"data-"],
+};
+
+/// For the renderer: it reads style sheets, inline SVG and, through CSS attribute
+/// selectors, any attribute, so only scripts and responsive image lists go (it loads no image).
+pub const FOR_RENDERING: Prepass = Prepass { empty: &[b"script"], drop_attrs: &[b"srcset", b"sizes"], drop_attr_prefixes: &[] };
+
+/// html5ever compares the attributes of these (the "Noah's Ark" clause of the active
+/// formatting elements), so dropping one could change the tree: they keep all of theirs.
+const FORMATTING: &[&[u8]] =
+    &[b"a", b"b", b"big", b"code", b"em", b"font", b"i", b"nobr", b"s", b"small", b"strike", b"strong", b"tt", b"u"];
+
+/// Elements whose content the tokenizer reads as text up to their end tag: a `<` inside
+/// them opens no tag.
+const RAW_TEXT: &[&[u8]] = &[b"script", b"style", b"textarea", b"title", b"xmp", b"iframe", b"noembed", b"noframes"];
+/// The raw-text elements a self-closing slash does not close, as in browsers.
+const SCRIPTS_AND_STYLES: &[&[u8]] = &[b"script", b"style"];
+
+impl Prepass {
+    /// Whether the pass drops attribute `name`.
+    pub fn drops(&self, name: &[u8]) -> bool {
+        self.drop_attrs.iter().any(|a| name.eq_ignore_ascii_case(a))
+            || self.drop_attr_prefixes.iter().any(|p| starts_with_ignore_case(name, p))
+    }
+
+    /// The page as the parser should see it (borrowed when nothing was cut).
+    pub fn apply<'h>(&self, html: &'h str) -> Cow<'h, str> {
+        let bytes = html.as_bytes();
+        let mut out = Cutter { html, out: None, copied: 0 };
+        let mut pos = 0;
+        while let Some(i) = memchr(b'<', &bytes[pos..]) {
+            let lt = pos + i;
+            let next = match bytes.get(lt + 1) {
+                Some(b'!') if bytes[lt + 2..].starts_with(b"--") => memmem::find(&bytes[lt + 4..], b"-->").map(|j| lt + 4 + j + 3),
+                Some(b'!' | b'?' | b'/') => memchr(b'>', &bytes[lt + 1..]).map(|j| lt + 1 + j + 1),
+                Some(c) if c.is_ascii_alphabetic() => self.start_tag(bytes, lt, &mut out),
+                _ => Some(lt + 1),
+            };
+            match next {
+                Some(next) => pos = next,
+                // The page ends inside a tag or a comment: the parser decides.
                 None => break,
             }
         }
-        let Some(name) = elements.iter().find(|n| starts_with_ignore_case(rest, n) && ends_name(rest.get(n.len()))) else {
-            pos = lt + 1;
-            continue;
+        out.finish()
+    }
+
+    /// Rewrites the start tag at `lt` (and the content of a raw-text element); returns
+    /// where scanning goes on, or `None` when the page ends first.
+    fn start_tag(&self, bytes: &[u8], lt: usize, out: &mut Cutter) -> Option<usize> {
+        let name_end = lt + 1 + bytes[lt + 1..].iter().position(|&b| is_space(b) || b == b'/' || b == b'>')?;
+        let name = &bytes[lt + 1..name_end];
+        let keeps_all = FORMATTING.iter().any(|f| name.eq_ignore_ascii_case(f));
+        let mut p = name_end;
+        let mut self_closing = false;
+        let tag_end = loop {
+            while is_space(*bytes.get(p)?) || bytes[p] == b'/' {
+                self_closing = bytes[p] == b'/';
+                p += 1;
+            }
+            if bytes[p] == b'>' {
+                break p;
+            }
+            self_closing = false;
+            // An attribute name: its first character may be anything, even `=`.
+            let name_start = p;
+            p += 1;
+            while !matches!(*bytes.get(p)?, b'/' | b'>' | b'=') && !is_space(bytes[p]) {
+                p += 1;
+            }
+            let attr_name = &bytes[name_start..p];
+            let mut q = p;
+            while is_space(*bytes.get(q)?) {
+                q += 1;
+            }
+            if bytes[q] == b'=' {
+                q += 1;
+                while is_space(*bytes.get(q)?) {
+                    q += 1;
+                }
+                p = match bytes[q] {
+                    quote @ (b'"' | b'\'') => q + 1 + memchr(quote, &bytes[q + 1..])? + 1,
+                    b'>' => q,
+                    _ => q + bytes[q..].iter().position(|&b| is_space(b) || b == b'>')?,
+                };
+            }
+            // The whitespace before stays: it may be all that parts the neighbours.
+            if !keeps_all && self.drops(attr_name) {
+                out.cut(name_start, p);
+            }
         };
-        let Some(tag_end) = find_tag_end(bytes, lt + 1 + name.len()) else { break };
         let content = tag_end + 1;
+        let Some(raw) = RAW_TEXT.iter().find(|r| name.eq_ignore_ascii_case(r)) else {
+            if name.eq_ignore_ascii_case(b"plaintext") {
+                return None;
+            }
+            return Some(content);
+        };
+        if self_closing && !SCRIPTS_AND_STYLES.contains(raw) {
+            // `<iframe src=… />`: the parser would read the rest of the page as the
+            // iframe's text. Inside <noscript> (which we parse as markup) browsers never
+            // see it, so pages carry it unnoticed (Google Tag Manager's snippet in React).
+            out.insert(content, raw);
+            return Some(content);
+        }
         // An element without its end tag keeps its content: html5ever decides then.
-        let Some(close) = find_end_tag(bytes, content, name) else { break };
-        if close > content {
-            let out = out.get_or_insert_with(|| String::with_capacity(html.len()));
-            out.push_str(&html[copied..content]);
-            copied = close;
+        let close = find_end_tag(bytes, content, raw)?;
+        if self.empty.contains(raw) {
+            out.cut(content, close);
         }
-        pos = close + 2 + name.len();
+        Some(close + 2 + raw.len())
     }
-    match out {
-        None => Cow::Borrowed(html),
-        Some(mut out) => {
-            out.push_str(&html[copied..]);
-            Cow::Owned(out)
+}
+
+/// Copies the page into a new string only once something is cut.
+struct Cutter<'h> {
+    html: &'h str,
+    out: Option<String>,
+    copied: usize,
+}
+
+impl<'h> Cutter<'h> {
+    /// Leaves out `html[from..to]`; cuts come in document order, at ASCII bytes.
+    fn cut(&mut self, from: usize, to: usize) {
+        if to <= from {
+            return;
+        }
+        let out = self.out.get_or_insert_with(|| String::with_capacity(self.html.len()));
+        out.push_str(&self.html[self.copied..from]);
+        self.copied = to;
+    }
+
+    /// Adds `</name>` at `at`, after the cuts before it.
+    fn insert(&mut self, at: usize, name: &[u8]) {
+        let out = self.out.get_or_insert_with(|| String::with_capacity(self.html.len()));
+        out.push_str(&self.html[self.copied..at]);
+        out.push_str("</");
+        out.extend(name.iter().map(|&b| char::from(b)));
+        out.push('>');
+        self.copied = at;
+    }
+
+    fn finish(self) -> Cow<'h, str> {
+        match self.out {
+            None => Cow::Borrowed(self.html),
+            Some(mut out) => {
+                out.push_str(&self.html[self.copied..]);
+                Cow::Owned(out)
+            }
         }
     }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
 }
 
 fn starts_with_ignore_case(bytes: &[u8], prefix: &[u8]) -> bool {
     bytes.len() >= prefix.len() && bytes[..prefix.len()].eq_ignore_ascii_case(prefix)
-}
-
-/// A tag name ends at whitespace, `/` or `>`.
-fn ends_name(next: Option<&u8>) -> bool {
-    matches!(next, Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>'))
-}
-
-/// The `>` that closes a start tag, skipping quoted attribute values.
-fn find_tag_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut quote: Option<u8> = None;
-    for (i, &b) in bytes.iter().enumerate().skip(from) {
-        match (quote, b) {
-            (Some(q), _) if b == q => quote = None,
-            (Some(_), _) => {}
-            (None, b'"' | b'\'') => quote = Some(b),
-            (None, b'>') => return Some(i),
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The `<` of the first `</name` (any case) followed by the end of a tag name.
@@ -89,7 +198,7 @@ fn find_end_tag(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
     while let Some(i) = memmem::find(&bytes[pos..], b"</") {
         let at = pos + i;
         let rest = &bytes[at + 2..];
-        if starts_with_ignore_case(rest, name) && (rest.len() == name.len() || ends_name(rest.get(name.len()))) {
+        if starts_with_ignore_case(rest, name) && rest.get(name.len()).is_none_or(|&b| is_space(b) || b == b'/' || b == b'>') {
             return Some(at);
         }
         pos = at + 2;
@@ -101,27 +210,71 @@ fn find_end_tag(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
+    fn extraction(html: &str) -> Cow<'_, str> {
+        FOR_EXTRACTION.apply(html)
+    }
+
     #[test]
     fn empties_scripts_and_styles_and_keeps_their_tags() {
         let html = "<p>a</p><SCRIPT type=x>var s = '<p>no</p>';</script ><style>p{}</STYLE><p>b</p>";
-        assert_eq!(strip_raw_text(html), "<p>a</p><SCRIPT type=x></script ><style></STYLE><p>b</p>");
+        assert_eq!(extraction(html), "<p>a</p><SCRIPT type=x></script ><style></STYLE><p>b</p>");
+        assert_eq!(FOR_RENDERING.apply(html), "<p>a</p><SCRIPT type=x></script ><style>p{}</STYLE><p>b</p>");
     }
 
     #[test]
     fn leaves_comments_quoted_attributes_and_lookalikes_alone() {
-        let html = "<!-- <script> --><p>keep</p><scripted>x</scripted><script data-x=\"a>b\">z</script>";
-        assert_eq!(strip_raw_text(html), "<!-- <script> --><p>keep</p><scripted>x</scripted><script data-x=\"a>b\"></script>");
+        let html = "<!-- <script> --><p>keep</p><scripted>x</scripted><script type=\"a>b\">z</script>";
+        assert_eq!(extraction(html), "<!-- <script> --><p>keep</p><scripted>x</scripted><script type=\"a>b\"></script>");
     }
 
     #[test]
-    fn an_unterminated_script_is_left_to_the_parser() {
-        let html = "<p>a</p><script>never closed <p>b</p>";
-        assert!(matches!(strip_raw_text(html), Cow::Borrowed(_)));
+    fn drops_unread_attributes_in_every_syntax() {
+        let html = "<div data-a=\"x > y\" class=a DATA-B='1' id=c data-c=u data-d\tdata-e = \"v\" hidden>t</div>\
+                    <img/data-x=1 src=i.png srcset=\"i 2x\"/><path d=\"M0 0L1 1\"/><span href=h data-y>l</span>";
+        assert_eq!(extraction(html), "<div  class=a  id=c  \t hidden>t</div><img/  /><path /><span  >l</span>");
+        assert_eq!(FOR_RENDERING.apply(html).matches("data-").count(), 6, "the renderer keeps data attributes");
     }
 
     #[test]
-    fn non_ascii_text_survives() {
-        let html = "<p>héllo</p><script>ünïcode</script><p>wörld</p>";
-        assert_eq!(strip_raw_text(html), "<p>héllo</p><script></script><p>wörld</p>");
+    fn neighbours_stay_apart() {
+        let html = "<img src=\"a\"width=1><path fill=red d=\"M0\"/><p data-a=\"1\"/class=x data-b=1/c>";
+        assert_eq!(extraction(html), "<img width=1><path fill=red /><p /class=x >");
+    }
+
+    #[test]
+    fn a_self_closed_iframe_is_closed() {
+        let html = "<noscript><iframe src=\"gtm\" style=\"display:none\" /></noscript><p>text</p><SCRIPT src=\"a.js\"/></script><p data-a=1>";
+        assert_eq!(extraction(html), "<noscript><iframe  style=\"display:none\" /></iframe></noscript><p>text</p><SCRIPT /></script><p >");
+        assert_eq!(extraction("<iframe src=a/></iframe><p>x</p>"), "<iframe ></iframe><p>x</p>", "a slash in a value closes nothing");
+    }
+
+    #[test]
+    fn formatting_elements_keep_their_attributes() {
+        // Three identical <a> in the active formatting list would make the parser forget
+        // the first (Noah's Ark): the tree must not depend on the pass.
+        let html = "<p><a href=1 data-x=1>a<A href=2>b<b data-y=2>c</b></a></a><i srcset=x>d</i></p>";
+        assert!(matches!(extraction(html), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn text_that_looks_like_a_tag_is_left_alone() {
+        let html = "<title>a <b data-x=1> b</title><textarea><i data-y=2></textarea><p data-z=3>c</p>";
+        assert_eq!(extraction(html), "<title>a <b data-x=1> b</title><textarea><i data-y=2></textarea><p >c</p>");
+        let html = "<p>x < y and 3<4</p><!doctype html><?xml x data-a=1?></p data-b=1><plaintext><p data-c=1>";
+        assert!(matches!(extraction(html), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn an_unterminated_script_or_tag_is_left_to_the_parser() {
+        for html in ["<p>a</p><script>never closed <p>b</p>", "<p data-a=1", "<p data-a=\"1>", "<p class=a data-b=", "<!-- <p data-a=1>"] {
+            assert!(matches!(extraction(html), Cow::Borrowed(_)), "{html}");
+        }
+        assert_eq!(extraction("<p data-a=1>x<p data-b=\"2"), "<p >x<p data-b=\"2");
+    }
+
+    #[test]
+    fn non_ascii_text_and_names_survive() {
+        let html = "<p é=1 data-ü=2>héllo</p><script>ünïcode</script><p>wörld</p>";
+        assert_eq!(extraction(html), "<p é=1 >héllo</p><script></script><p>wörld</p>");
     }
 }

@@ -8,7 +8,7 @@
 //! has no source offsets, so a running count of text and markup characters (tag names,
 //! attributes, brackets) stands in for them.
 
-use crate::dom::{Dom, NodeData, NodeId};
+use crate::dom::{Dom, FOR_EXTRACTION, NodeData, NodeId};
 
 /// Tags dropped with their subtree before collapsing: no content to extract (the
 /// reference implementation's list; `option`, `button`, `svg`, `template` added).
@@ -255,7 +255,10 @@ impl Builder<'_> {
             }
             NodeData::Element(element) => {
                 let tag = element.tag();
-                let markup = 2 + tag.len() + element.attrs.iter().map(|(n, v)| n.len() + v.len() + 4).sum::<usize>();
+                // Attributes the extraction pre-pass drops are not counted, so a page parsed for
+                // the renderer (which keeps them) gives the same features.
+                let kept = element.attrs.iter().filter(|(n, _)| !FOR_EXTRACTION.drops(n.as_bytes()));
+                let markup = 2 + tag.len() + kept.map(|(n, v)| n.len() + v.len() + 4).sum::<usize>();
                 let start = self.offset;
                 self.offset += markup;
                 if SKIP_TAGS.contains(&tag) {

@@ -1,0 +1,92 @@
+//! The byte-level pass before html5ever (`src/dom/strip.rs`) must not change the tree:
+//! parsing after it gives the same elements, texts and kept attributes as parsing after
+//! emptying scripts and styles alone. Over the handwritten pages here; over every page in
+//! `../shared/data` with `make eval` (the ignored test).
+
+use std::path::{Path, PathBuf};
+
+use goce_warc::dom::{Dom, DomLimits, FOR_EXTRACTION, FOR_RENDERING, NodeData, NodeId, Prepass};
+
+const NO_LIMITS: DomLimits = DomLimits { max_elements: usize::MAX, deadline: None };
+
+/// The tree as text, leaving out the attributes `prepass` drops (formatting elements keep all).
+fn outline(dom: &Dom, prepass: &Prepass) -> String {
+    fn walk(dom: &Dom, id: NodeId, prepass: &Prepass, out: &mut String) {
+        match &dom.nodes[id].data {
+            NodeData::Element(e) => {
+                out.push('<');
+                out.push_str(e.tag());
+                for (name, value) in &e.attrs {
+                    let formatting = matches!(e.tag(), "a" | "b" | "big" | "code" | "em" | "font" | "i" | "nobr" | "s" | "small" | "strike" | "strong" | "tt" | "u");
+                    if formatting || !prepass.drops(name.as_bytes()) {
+                        out.push_str(&format!(" {name}={value:?}"));
+                    }
+                }
+                out.push('>');
+            }
+            NodeData::Text(text) => out.push_str(&format!("{text:?}")),
+            NodeData::Document | NodeData::Other => out.push('#'),
+        }
+        for &child in dom.children(id) {
+            walk(dom, child, prepass, out);
+        }
+        out.push_str("</>");
+    }
+    let mut out = String::new();
+    walk(dom, 0, prepass, &mut out);
+    out
+}
+
+/// The pages of `dirs` whose tree differs with and without the attribute cuts, and how many were read.
+fn pages_whose_tree_changes(dirs: &[PathBuf]) -> (Vec<String>, usize) {
+    let mut changed = Vec::new();
+    let mut read = 0;
+    for dir in dirs {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten().map(|e| e.path()).collect();
+        paths.retain(|p| p.to_str().is_some_and(|s| s.ends_with(".html") || s.ends_with(".html.gz")));
+        paths.sort();
+        for path in paths {
+            let html = goce_warc::page::read_html_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            read += 1;
+            for prepass in [FOR_EXTRACTION, FOR_RENDERING] {
+                let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], ..prepass };
+                let expected = outline(&Dom::parse_with(&html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
+                let got = outline(&Dom::parse_with(&html, NO_LIMITS, &prepass).expect("no limits"), &prepass);
+                if got != expected {
+                    changed.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    (changed, read)
+}
+
+#[test]
+fn the_prepass_keeps_the_tree_of_the_handwritten_pages() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pages");
+    let (changed, read) = pages_whose_tree_changes(&[dir]);
+    assert!(read >= 10, "only {read} fixture pages");
+    assert!(changed.is_empty(), "{changed:?}");
+}
+
+#[test]
+fn the_prepass_keeps_a_misnested_tree() {
+    // Identical <a> in the active formatting list, an unclosed <b>, a table's foster parenting.
+    let html = "<p><a href=x data-i=1>1<a href=x data-i=2>2<a href=x data-i=3>3<a href=x data-i=4>4<b data-b=1>5</p>\
+                <table data-t=1><tr><td>c<div data-d=1 srcset=s>d</table><img src=i srcset=\"a 1x\"width=1>";
+    let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], ..FOR_EXTRACTION };
+    let expected = outline(&Dom::parse_with(html, NO_LIMITS, &scripts_only).expect("no limits"), &FOR_EXTRACTION);
+    assert_eq!(outline(&Dom::parse_with(html, NO_LIMITS, &FOR_EXTRACTION).expect("no limits"), &FOR_EXTRACTION), expected);
+    assert!(expected.contains("<img width=\"1\">"), "{expected}");
+}
+
+#[test]
+#[ignore = "reads every page in ../shared/data (SHARED); run by make eval"]
+fn the_prepass_keeps_the_tree_of_every_shared_page() {
+    let shared = PathBuf::from(std::env::var("SHARED").unwrap_or_else(|_| "../shared".into())).join("data");
+    let dirs: Vec<PathBuf> = ["wcxb-dev/html", "scrapinghub/html", "cleaneval/dev/input", "cleaneval/final/input"].iter().map(|d| shared.join(d)).collect();
+    let (changed, read) = pages_whose_tree_changes(&dirs);
+    eprintln!("{read} pages, {} whose tree changes", changed.len());
+    assert!(read > 2000, "only {read} pages under {}", shared.display());
+    assert!(changed.is_empty(), "{changed:?}");
+}
