@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(realpath target/release/goce-warc)
-python=$(realpath "${PYTHON:-.venv/bin/python}")
+# -s: the venv's python is a symlink; resolving it would lose the venv (and pyarrow).
+python=$(realpath -s "${PYTHON:-.venv/bin/python}")
 work=$(realpath -m target/slurm-test)
 rm -rf "$work"
 mkdir -p "$work/warcs" "$work/logs"
