@@ -9,7 +9,7 @@ use goce_warc::dom::{Dom, DomLimits, FOR_EXTRACTION, FOR_RENDERING, NodeData, No
 
 const NO_LIMITS: DomLimits = DomLimits { max_elements: usize::MAX, deadline: None };
 
-/// The tree as text, leaving out the attributes `prepass` drops (formatting elements keep all).
+/// The tree as text, leaving out the attributes `prepass` drops.
 fn outline(dom: &Dom, prepass: &Prepass) -> String {
     fn walk(dom: &Dom, id: NodeId, prepass: &Prepass, out: &mut String) {
         match &dom.nodes[id].data {
@@ -17,8 +17,7 @@ fn outline(dom: &Dom, prepass: &Prepass) -> String {
                 out.push('<');
                 out.push_str(e.tag());
                 for (name, value) in &e.attrs {
-                    let formatting = matches!(e.tag(), "a" | "b" | "big" | "code" | "em" | "font" | "i" | "nobr" | "s" | "small" | "strike" | "strong" | "tt" | "u");
-                    if formatting || !prepass.drops(name.as_bytes()) {
+                    if prepass.keeps(e.tag().as_bytes(), name.as_bytes()) {
                         out.push_str(&format!(" {name}={value:?}"));
                     }
                 }

@@ -9,7 +9,7 @@ use html5ever::{Attribute, QualName, ns};
 
 use std::collections::HashMap;
 
-use super::streamed::{self, BoundaryMarker};
+use super::streamed::{self, BoundaryMarker, StreamedElement};
 use super::{DOCUMENT, Dom, Element, Node, NodeData, NodeId};
 
 pub struct ArenaSink {
@@ -18,8 +18,9 @@ pub struct ArenaSink {
     templates: RefCell<Vec<(NodeId, NodeId)>>,
     /// Name returned for handles that are not elements (the parser never asks for them).
     placeholder: RefCell<QualName>,
-    /// React's suspense-boundary comments, for [`streamed::reveal`].
+    /// React's suspense-boundary comments and streamed elements, for [`streamed::reveal`].
     boundary_markers: RefCell<HashMap<NodeId, BoundaryMarker>>,
+    streamed: RefCell<Vec<StreamedElement>>,
     max_elements: usize,
     elements: Cell<usize>,
     exceeded: Cell<bool>,
@@ -32,6 +33,7 @@ impl ArenaSink {
             templates: RefCell::new(Vec::new()),
             placeholder: RefCell::new(QualName::new(None, ns!(html), html5ever::local_name!(""))),
             boundary_markers: RefCell::new(HashMap::new()),
+            streamed: RefCell::new(Vec::new()),
             max_elements,
             elements: Cell::new(0),
             exceeded: Cell::new(false),
@@ -100,7 +102,7 @@ impl TreeSink for ArenaSink {
 
     fn finish(self) -> Dom {
         let mut nodes = self.nodes.into_inner();
-        streamed::reveal(&mut nodes, &self.boundary_markers.into_inner());
+        streamed::reveal(&mut nodes, &self.streamed.into_inner(), &self.boundary_markers.into_inner());
         Dom { nodes }
     }
 
@@ -117,7 +119,12 @@ impl TreeSink for ArenaSink {
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
         let attrs = attrs.into_iter().map(|a| (a.name.local, a.value.to_string())).collect();
-        let id = self.push(NodeData::Element(Element { name, attrs }));
+        let element = Element { name, attrs };
+        let streamed_id = streamed::streamed_id_of(&element);
+        let id = self.push(NodeData::Element(element));
+        if let Some((kind, number)) = streamed_id {
+            self.streamed.borrow_mut().push(StreamedElement { node: id, kind, number });
+        }
         if flags.template {
             let contents = self.push(NodeData::Other);
             self.templates.borrow_mut().push((id, contents));

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{Node, NodeData, NodeId};
+use super::{Element, Node, NodeData, NodeId};
 
 /// The comments React brackets a suspense boundary with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,27 +28,36 @@ impl BoundaryMarker {
     }
 }
 
+/// An element whose id has React's streaming form (`S:N`, `B:N`, `P:N`), noted by the sink
+/// as it is created so that [`reveal`] need not walk the whole tree.
+#[derive(Debug, Clone)]
+pub struct StreamedElement {
+    pub node: NodeId,
+    pub kind: u8,
+    pub number: String,
+}
+
+/// The kind and number of an element's streamed id, if it has one.
+pub fn streamed_id_of(element: &Element) -> Option<(u8, String)> {
+    element.attr("id").and_then(streamed_id).map(|(kind, number)| (kind, number.to_owned()))
+}
+
 /// Moves every streamed segment where React's scripts would.
-pub fn reveal(nodes: &mut [Node], markers: &HashMap<NodeId, BoundaryMarker>) {
+pub fn reveal(nodes: &mut [Node], streamed: &[StreamedElement], markers: &HashMap<NodeId, BoundaryMarker>) {
     let mut segments = Vec::new();
     let mut templates: HashMap<(u8, &str), NodeId> = HashMap::new();
-    for (id, node) in nodes.iter().enumerate() {
-        let NodeData::Element(e) = &node.data else { continue };
-        let Some((kind, number)) = e.attr("id").and_then(streamed_id) else { continue };
-        match (e.tag(), kind) {
-            ("div", b'S') if e.attr("hidden").is_some() => segments.push((id, number.to_owned())),
+    for candidate in streamed {
+        let NodeData::Element(e) = &nodes[candidate.node].data else { continue };
+        match (e.tag(), candidate.kind) {
+            ("div", b'S') if e.attr("hidden").is_some() => segments.push((candidate.node, candidate.number.as_str())),
             ("template", b'B' | b'P') => {
-                templates.entry((kind, number)).or_insert(id);
+                templates.entry((candidate.kind, candidate.number.as_str())).or_insert(candidate.node);
             }
             _ => {}
         }
     }
-    if segments.is_empty() {
-        return;
-    }
-    let templates: HashMap<(u8, String), NodeId> = templates.into_iter().map(|((k, n), id)| ((k, n.to_owned()), id)).collect();
     for (segment, number) in segments {
-        if let Some(&placeholder) = templates.get(&(b'P', number.clone())) {
+        if let Some(&placeholder) = templates.get(&(b'P', number)) {
             move_children(nodes, segment, placeholder, None);
         } else if let Some(&boundary) = templates.get(&(b'B', number)) {
             move_children(nodes, segment, boundary, Some(markers));

@@ -50,10 +50,15 @@ const RAW_TEXT: &[&[u8]] = &[b"script", b"style", b"textarea", b"title", b"xmp",
 const SCRIPTS_AND_STYLES: &[&[u8]] = &[b"script", b"style"];
 
 impl Prepass {
-    /// Whether the pass drops attribute `name`.
+    /// Whether the pass drops attribute `name` (from elements other than formatting ones).
     pub fn drops(&self, name: &[u8]) -> bool {
         self.drop_attrs.iter().any(|a| name.eq_ignore_ascii_case(a))
             || self.drop_attr_prefixes.iter().any(|p| starts_with_ignore_case(name, p))
+    }
+
+    /// Whether attribute `name` of a `tag` element is still there after the pass.
+    pub fn keeps(&self, tag: &[u8], name: &[u8]) -> bool {
+        is_formatting(tag) || !self.drops(name)
     }
 
     /// The page as the parser should see it (borrowed when nothing was cut).
@@ -83,7 +88,7 @@ impl Prepass {
     fn start_tag(&self, bytes: &[u8], lt: usize, out: &mut Cutter) -> Option<usize> {
         let name_end = lt + 1 + bytes[lt + 1..].iter().position(|&b| is_space(b) || b == b'/' || b == b'>')?;
         let name = &bytes[lt + 1..name_end];
-        let keeps_all = FORMATTING.iter().any(|f| name.eq_ignore_ascii_case(f));
+        let keeps_all = is_formatting(name);
         let mut p = name_end;
         let mut self_closing = false;
         let tag_end = loop {
@@ -182,6 +187,10 @@ impl<'h> Cutter<'h> {
             }
         }
     }
+}
+
+fn is_formatting(tag: &[u8]) -> bool {
+    FORMATTING.iter().any(|f| tag.eq_ignore_ascii_case(f))
 }
 
 fn is_space(b: u8) -> bool {
