@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test model model-web2text eval-web2text bench-e2e eval eval-warcs eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test model model-web2text eval-web2text bench-e2e bench-gpu eval eval-warcs eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -54,6 +54,10 @@ bench: bench-data  ## WARC read, extraction and render speed on one core (criter
 
 bench-e2e: build  ## ~21,000 WCXB-dev pages (about 1 GB gzip) and a ~3,000-page WARC end to end: lite+ResNet, lite+html-features, extraction only; 1 and 2 threads; pages/s and peak RSS
 	SHARED=$(SHARED) bash scripts/bench_e2e.sh
+
+bench-gpu: build  ## On a GPU node (TORCH=cuda make setup): CUDA against CPU predictions, ResNet images/s at batch 64, 128 and 256, process end to end with GPU inference
+	BENCH_BIN=$$($(CARGO) bench --locked --no-run --bench classify 2>&1 | grep -o 'target/release/deps/classify-[0-9a-f]*' | head -1) \
+	  PAGES=$(SHARED)/data/wcxb-dev MAKE_WARC=$(SHARED)/tools/make_warc.py bash scripts/bench_gpu.sh
 
 contact-sheet: build  ## docs/contact-sheet.png: 16 WCXB-dev pages, lite renderer beside Chromium
 	$(PYTHON) scripts/contact_sheet.py $(SHARED)/data/wcxb-dev $(BIN) docs/contact-sheet.png

@@ -1,6 +1,6 @@
 //! Classifier speed: the shipped ResNet's forward pass on the CPU (images/s at the
 //! shipped batch size, with 1 and 2 LibTorch threads; on CUDA too when
-//! `GOCE_BENCH_CUDA=1` and a GPU is there, at batch 64 and 256), and the HTML features
+//! `GOCE_BENCH_CUDA=1` and a GPU is there, at batch 64, 128 and 256), and the HTML features
 //! that both classifiers read. Pictures are the lite renderer's, of held-out WCXB-dev pages.
 
 use std::hint::black_box;
@@ -56,7 +56,7 @@ fn classify(c: &mut Criterion) {
         let gpu = Classifier::load(ClassifierKind::Resnet, &models, DeviceChoice::Cuda(0)).expect("CUDA ResNet");
         let mut group = c.benchmark_group("resnet-cuda");
         group.sample_size(10).measurement_time(Duration::from_secs(10));
-        for size in [64, 256] {
+        for size in [64, 128, 256] {
             let batch = inputs(size);
             group.throughput(Throughput::Elements(size as u64));
             group.bench_function(format!("batch {size}, half precision"), |b| b.iter(|| black_box(gpu.classify(&batch).expect("forward"))));

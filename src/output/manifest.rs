@@ -92,6 +92,31 @@ pub struct Manifest {
     pub goce_warc_version: String,
     /// Seconds spent on this input.
     pub seconds: f64,
+    /// Where those seconds went, to tell which stage bounds a run.
+    #[serde(default)]
+    pub stage_seconds: StageSeconds,
+}
+
+/// Where a run's time went besides the workers' page processing (seconds), to tell which
+/// stage bounds it: `waiting_for_reader` near the run's length means the reader (disk,
+/// network, inflate) is the bound; `classify` + `write` near it, the classifier/writer
+/// thread; otherwise the workers are, and `pipeline_full` (the next batch waiting while
+/// the in-flight batches are processed or written) is most of the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StageSeconds {
+    pub waiting_for_reader: f64,
+    pub pipeline_full: f64,
+    pub classify: f64,
+    pub write: f64,
+}
+
+impl StageSeconds {
+    pub fn add(&mut self, other: &StageSeconds) {
+        self.waiting_for_reader += other.waiting_for_reader;
+        self.pipeline_full += other.pipeline_full;
+        self.classify += other.classify;
+        self.write += other.write;
+    }
 }
 
 pub fn manifest_path(dir: &Path, stem: &str) -> PathBuf {

@@ -10,7 +10,7 @@ mod shards;
 
 use std::path::{Path, PathBuf};
 
-pub use manifest::{Counts, Manifest, Summary, manifest_path, read_manifest, remove_leftovers, summarize, write_manifest};
+pub use manifest::{Counts, Manifest, StageSeconds, Summary, manifest_path, read_manifest, remove_leftovers, summarize, write_manifest};
 pub use schema::{Row, parse_warc_date, schema};
 pub use shards::{ShardInfo, ShardWriter};
 

@@ -1,17 +1,19 @@
 //! Drives the stages for `process`: per input, a reader thread streams response
 //! records in batches over a bounded channel; a worker pool decodes, parses, renders
-//! and extracts the pages of a batch in parallel; a classifier thread runs the ResNet
-//! over the batch's pictures (`--batch-size` at a time, one forward pass each), lets
-//! each page's genre pick its text, and hands the rows, in input order, to the shard
-//! writer. Memory is bounded by the channel depths × batch size, whatever the input size.
+//! and extracts the pages of several batches at once (so the slowest page of one batch
+//! does not leave the other workers idle); a classifier thread puts the batches back in
+//! input order, runs the ResNet over each batch's pictures (`--batch-size` at a time, one
+//! forward pass each), lets each page's genre pick its text, and hands the rows to the
+//! shard writer. Memory is bounded by the channel depths × batch size, whatever the input size.
 
 mod inputs;
 mod progress;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -22,7 +24,7 @@ use crate::classify::{Classifier, Features, NetInput, Prediction};
 use crate::extract::{Extraction, ExtractLimits, Extractor, Genre, parse_page};
 use crate::render::{PageRenderer, Picture};
 use crate::output::{
-    Counts, Manifest, OutputError, Row, ShardWriter, manifest_path, parse_warc_date, remove_leftovers, write_manifest,
+    Counts, Manifest, OutputError, Row, ShardWriter, StageSeconds, manifest_path, parse_warc_date, remove_leftovers, write_manifest,
 };
 use crate::page::{Decision, PageFilter, ResponseRecord, decode_page, wants_record};
 use crate::warc::{Compression, Next, ReaderLimits, WarcReader};
@@ -33,8 +35,11 @@ pub const BATCH_RECORDS: usize = 256;
 pub const BATCH_BYTES: usize = 8 << 20;
 /// Batches the reader may run ahead of the workers.
 pub const QUEUE_BATCHES: usize = 4;
-/// Processed batches the workers may run ahead of the classifier and writer.
-pub const CLASSIFY_QUEUE_BATCHES: usize = 2;
+/// Batches between the reader and the writer: being processed, or processed and waiting
+/// for the classifier and writer (which take them in input order). More than one keeps
+/// every worker busy while the slowest pages of a batch finish (measured on 16 cores:
+/// one batch at a time left the workers idle most of the time).
+pub const IN_FLIGHT_BATCHES: usize = 4;
 
 #[derive(Debug, Clone)]
 pub struct ProcessConfig {
@@ -91,6 +96,8 @@ pub struct RunSummary {
     pub pages_per_second: f64,
     pub warc_mb_per_second: f64,
     pub input_mb_per_second: f64,
+    /// Summed over the inputs: see [`StageSeconds`].
+    pub stage_seconds: StageSeconds,
 }
 
 #[derive(Debug, serde::Serialize)]
@@ -130,6 +137,7 @@ pub fn run(inputs: &[Input], config: &ProcessConfig, progress: &Progress) -> Res
                 tracing::info!(input = %input.display(), pages = manifest.counts.pages, "done");
                 summary.inputs_done += 1;
                 summary.counts.add(&manifest.counts);
+                summary.stage_seconds.add(&manifest.stage_seconds);
             }
             InputOutcome::AlreadyDone => {
                 tracing::info!(input = %input.display(), "manifest exists, skipped (use --overwrite to redo)");
@@ -191,6 +199,8 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
     let read_position = Arc::new(AtomicU64::new(0));
     let records_read = Arc::new(AtomicU64::new(0));
 
+    let mut stage_seconds = StageSeconds::default();
+
     let result = std::thread::scope(|scope| {
         let (tx, rx) = crossbeam_channel::bounded::<Vec<ResponseRecord>>(QUEUE_BATCHES);
         let position = read_position.clone();
@@ -198,61 +208,74 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
         let limits = config.reader;
         let reader_thread = scope.spawn(move || read_records(reader_input, limits, &tx, &position, &records));
 
-        let (done_tx, done_rx) = crossbeam_channel::bounded::<Vec<Processed>>(CLASSIFY_QUEUE_BATCHES);
+        // A batch takes a slot before the workers start on it and frees it once written,
+        // so at most IN_FLIGHT_BATCHES are held, whatever order they finish in.
+        let (slot_tx, slot_rx) = crossbeam_channel::bounded::<()>(IN_FLIGHT_BATCHES);
+        let (done_tx, done_rx) = crossbeam_channel::unbounded::<(usize, Vec<Processed>)>();
         let counts = &mut counts;
         let writer = &mut writer;
         let (read_position, records_read) = (&read_position, &records_read);
-        let writer_thread = scope.spawn(move || -> Result<(), OutputError> {
-            for mut processed in done_rx.iter() {
-                if let Some(classifier) = &config.classifier {
-                    classify_pending(classifier, config.batch_size, &mut processed, counts);
-                }
-                for p in processed {
-                    match p {
-                        Processed::Row(row, render, _) => {
-                            counts.pages += 1;
-                            if let Some(genre) = &row.genre {
-                                *counts.genres.entry(genre.clone()).or_default() += 1;
-                            }
-                            if let Some(page_type) = &row.page_type {
-                                *counts.page_types.entry(page_type.clone()).or_default() += 1;
-                            }
-                            if let Some(RenderNote { renderer, note }) = render {
-                                *counts.rendered.entry(renderer.to_string()).or_default() += 1;
-                                if let Some(note) = note {
-                                    *counts.render_notes.entry(note.to_string()).or_default() += 1;
-                                }
-                            }
-                            writer.push(*row)?;
-                        }
-                        Processed::Filtered(reason) => counts.count_filtered(reason),
-                        Processed::Skipped(reason) => counts.count_skip(reason),
+        let writer_thread = scope.spawn(move || -> Result<(f64, f64), OutputError> {
+            let (mut classify_time, mut write_time) = (Duration::ZERO, Duration::ZERO);
+            let mut finished: BTreeMap<usize, Vec<Processed>> = BTreeMap::new();
+            let mut next = 0;
+            for (index, processed) in done_rx.iter() {
+                finished.insert(index, processed);
+                while let Some(mut processed) = finished.remove(&next) {
+                    next += 1;
+                    let started = Instant::now();
+                    if let Some(classifier) = &config.classifier {
+                        classify_pending(classifier, config.batch_size, &mut processed, counts);
                     }
+                    let classified = Instant::now();
+                    classify_time += classified - started;
+                    write_batch(processed, counts, writer)?;
+                    write_time += classified.elapsed();
+                    progress.advance(read_position.load(Ordering::Relaxed), records_read.load(Ordering::Relaxed), counts.pages);
+                    let _ = slot_rx.recv();
                 }
-                progress.advance(read_position.load(Ordering::Relaxed), records_read.load(Ordering::Relaxed), counts.pages);
             }
-            Ok(())
+            Ok((classify_time.as_secs_f64(), write_time.as_secs_f64()))
         });
 
-        for batch in rx.iter() {
-            let processed: Vec<Processed> = pool.install(|| {
-                batch.into_par_iter().map(|record| process_record(record, config, &warc_file)).collect()
-            });
-            if done_tx.send(processed).is_err() {
-                break; // The writer stopped on an error, reported below.
+        let (mut reader_wait, mut full_wait) = (Duration::ZERO, Duration::ZERO);
+        pool.in_place_scope(|tasks| {
+            for index in 0.. {
+                let waited = Instant::now();
+                let Ok(batch) = rx.recv() else { break };
+                let reserved = Instant::now();
+                reader_wait += reserved - waited;
+                if slot_tx.send(()).is_err() {
+                    break; // The writer stopped on an error, reported below.
+                }
+                full_wait += reserved.elapsed();
+                let done_tx = done_tx.clone();
+                let warc_file = &warc_file;
+                tasks.spawn(move |_| {
+                    let processed: Vec<Processed> = batch.into_par_iter().map(|record| process_record(record, config, warc_file)).collect();
+                    let _ = done_tx.send((index, processed));
+                });
             }
-        }
+        });
         drop(rx);
         drop(done_tx);
+        stage_seconds.waiting_for_reader = reader_wait.as_secs_f64();
+        stage_seconds.pipeline_full = full_wait.as_secs_f64();
         let write_result = writer_thread.join().unwrap_or_else(|_| Err(OutputError::io(out_dir, std::io::Error::other("the classifier/writer thread panicked"))));
         let read = reader_thread.join().map_err(|_| std::io::Error::other("reader thread panicked"));
         (read, write_result)
     });
     let (read_result, write_result) = result;
-    if let Err(e) = write_result {
-        writer.abandon();
-        let _ = remove_leftovers(out_dir, &stem);
-        return InputOutcome::Failed(output_error(e));
+    match write_result {
+        Ok((classify, write)) => {
+            stage_seconds.classify = classify;
+            stage_seconds.write = write;
+        }
+        Err(e) => {
+            writer.abandon();
+            let _ = remove_leftovers(out_dir, &stem);
+            return InputOutcome::Failed(output_error(e));
+        }
     }
     let (reader_counts, compression) = match read_result.and_then(|r| r) {
         Ok(done) => done,
@@ -279,6 +302,7 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
         extractor: config.extractor.name().to_string(),
         goce_warc_version: env!("CARGO_PKG_VERSION").to_string(),
         seconds: started.elapsed().as_secs_f64(),
+        stage_seconds,
     };
     match write_manifest(out_dir, &manifest) {
         Ok(_) => InputOutcome::Done(Box::new(manifest)),
@@ -425,6 +449,33 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         set_prediction(&mut row, p);
     }
     Processed::Row(Box::new(row), render_note, pending)
+}
+
+/// Counts a batch's pages by outcome and hands its rows to the shard writer, in order.
+fn write_batch(processed: Vec<Processed>, counts: &mut Counts, writer: &mut ShardWriter) -> Result<(), OutputError> {
+    for p in processed {
+        match p {
+            Processed::Row(row, render, _) => {
+                counts.pages += 1;
+                if let Some(genre) = &row.genre {
+                    *counts.genres.entry(genre.clone()).or_default() += 1;
+                }
+                if let Some(page_type) = &row.page_type {
+                    *counts.page_types.entry(page_type.clone()).or_default() += 1;
+                }
+                if let Some(RenderNote { renderer, note }) = render {
+                    *counts.rendered.entry(renderer.to_string()).or_default() += 1;
+                    if let Some(note) = note {
+                        *counts.render_notes.entry(note.to_string()).or_default() += 1;
+                    }
+                }
+                writer.push(*row)?;
+            }
+            Processed::Filtered(reason) => counts.count_filtered(reason),
+            Processed::Skipped(reason) => counts.count_skip(reason),
+        }
+    }
+    Ok(())
 }
 
 fn set_prediction(row: &mut Row, prediction: &Prediction) {
