@@ -477,7 +477,7 @@ fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
     if !resnet_on_cpu {
         fix_malloc_mmap_threshold();
     }
-    let batch_size = args.batch_size.map_or(if on_gpu { CUDA_BATCH } else { CPU_BATCH }, |b| usize::try_from(b).unwrap_or(32));
+    let batch_size = args.batch_size.map_or(if on_gpu { CUDA_BATCH } else { CPU_BATCH }, |b| usize::try_from(b).unwrap_or(CPU_BATCH));
     let renderer = match (args.renderer, &args.pictures, &classifier) {
         (None, None, Some(Classifier::Resnet(_))) => Some(goce_warc::render::RendererKind::Lite),
         (None, None, _) => None,
@@ -857,8 +857,9 @@ fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode> {
 /// faulted in every batch, 30% slower (measured).
 const MMAP_THRESHOLD_BYTES: i32 = 256 << 10;
 
-/// `--batch-size` defaults. On an H100 (`make bench-gpu`) a forward pass of 64 pictures took
-/// 4–6 ms and one of 256 took 48–53 ms: 64 is about three times the images/s.
+/// `--batch-size` defaults. On an H100 (`make bench-gpu`, docs/measurements/) a forward pass
+/// of 64 pictures took 3.4–6 ms and one of 256 took 40–53 ms: 64 gives about three times the
+/// images/s.
 const CUDA_BATCH: usize = 64;
 const CPU_BATCH: usize = 32;
 
