@@ -614,14 +614,7 @@ fn render_summary(s: &RunSummary) -> String {
 }
 
 fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
-    let bytes = if args.page == "-" {
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).context("reading standard input")?;
-        buf
-    } else {
-        std::fs::read(&args.page).with_context(|| format!("reading {}", args.page))?
-    };
-    let html = goce_warc::page::charset::decode(&bytes, None, None).text;
+    let html = read_page(&args.page)?;
     args.classifier.prepare_extractors(&[args.extractor])?;
     if args.extractor.needs_gold_genre() && args.genre.is_none() {
         anyhow::bail!("--extractor oracle needs --genre (or use goce, which guesses it)");

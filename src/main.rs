@@ -6,6 +6,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+// mimalloc, not the system allocator: parsing makes many small allocations per element,
+// and it made parse + extract about 7% faster per core (README, "Speed").
+#[cfg(not(feature = "system-allocator"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     cli::init_logging(args.verbose);

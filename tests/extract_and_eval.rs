@@ -79,6 +79,20 @@ fn a_page_on_standard_input_and_plain_text_output() {
 }
 
 #[test]
+fn a_gzipped_page_file_is_read_like_the_plain_one() {
+    let page = project_file("tests/fixtures/pages/article-news.html");
+    let dir = tempfile::tempdir().unwrap();
+    let gzipped = dir.path().join("article-news.html.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&std::fs::read(&page).unwrap()).unwrap();
+    std::fs::write(&gzipped, gz.finish().unwrap()).unwrap();
+    let plain = extract_json(&[page.to_str().unwrap(), "--extractor", "article"]);
+    let from_gz = extract_json(&[gzipped.to_str().unwrap(), "--extractor", "article"]);
+    assert!(!plain["text"].as_str().unwrap().is_empty());
+    assert_eq!(plain["text"], from_gz["text"]);
+}
+
+#[test]
 fn oracle_without_a_genre_is_refused_with_a_reason() {
     let page = project_file("tests/fixtures/pages/article-news.html");
     let run = bin().args(["extract", page.to_str().unwrap(), "--extractor", "oracle"]).output().unwrap();

@@ -3,6 +3,11 @@
 
 use std::path::PathBuf;
 
+// The binary's allocator, so the figures are the binary's.
+#[cfg(not(feature = "system-allocator"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub fn held_out_pages(bench: &str) -> Vec<String> {
     let dir = PathBuf::from(std::env::var("GOCE_BENCH_PAGES").unwrap_or_else(|_| "../shared/data/wcxb-dev".into()));
     let Ok(entries) = std::fs::read_dir(dir.join("html")) else {

@@ -4,7 +4,7 @@
 use html5ever::local_name;
 
 use super::profile::PruneRules;
-use crate::dom::{DOCUMENT, Dom, NodeData, NodeId};
+use crate::dom::{DOCUMENT, Dom, NodeData, NodeId, word_count};
 
 pub struct View<'a> {
     pub dom: &'a Dom,
@@ -46,11 +46,11 @@ impl<'a> View<'a> {
                 };
         }
         let own_words: Vec<u32> = dom.nodes.iter().map(|n| match &n.data {
-            NodeData::Text(t) => t.split_whitespace().count() as u32,
+            NodeData::Text(t) => word_count(t),
             _ => 0,
         }).collect();
         let raw_words = count_words(dom, &order, &readable, &own_words);
-        let link_words = if rules.max_link_density < 1.0 { count_link_words(dom, &order) } else { Vec::new() };
+        let link_words = if rules.max_link_density < 1.0 { count_link_words(dom, &order, &own_words) } else { Vec::new() };
         let limit = (f64::from(raw_words[DOCUMENT]) * rules.max_dropped_share) as u32;
         let link_list = |id: NodeId, tag: &str| {
             !link_words.is_empty()
@@ -166,7 +166,7 @@ fn count_words(dom: &Dom, order: &[NodeId], keep: &[bool], own_words: &[u32]) ->
 }
 
 /// Words inside `<a>` elements under each node.
-fn count_link_words(dom: &Dom, order: &[NodeId]) -> Vec<u32> {
+fn count_link_words(dom: &Dom, order: &[NodeId], own_words: &[u32]) -> Vec<u32> {
     let mut link = vec![0u32; dom.nodes.len()];
     let mut inside = vec![false; dom.nodes.len()];
     for &id in order {
@@ -174,10 +174,7 @@ fn count_link_words(dom: &Dom, order: &[NodeId]) -> Vec<u32> {
         inside[id] = parent_inside || dom.element(id).is_some_and(|e| e.is(&local_name!("a")));
     }
     for &id in order.iter().rev() {
-        let own = match &dom.nodes[id].data {
-            NodeData::Text(t) if inside[id] => t.split_whitespace().count() as u32,
-            _ => 0,
-        };
+        let own = if inside[id] { own_words[id] } else { 0 };
         link[id] = own + dom.children(id).iter().map(|&c| link[c]).sum::<u32>();
     }
     link
