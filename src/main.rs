@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-// mimalloc, not the system allocator: parsing makes many small allocations per element,
-// and it made parse + extract about 7% faster per core (README, "Speed").
+// mimalloc, not the system allocator: parsing makes many small allocations per element;
+// faster per core for more memory, measured in the README ("Speed", "Big inputs").
 #[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -83,9 +83,7 @@ fn a_gzipped_page_file_is_read_like_the_plain_one() {
     let page = project_file("tests/fixtures/pages/article-news.html");
     let dir = tempfile::tempdir().unwrap();
     let gzipped = dir.path().join("article-news.html.gz");
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(&std::fs::read(&page).unwrap()).unwrap();
-    std::fs::write(&gzipped, gz.finish().unwrap()).unwrap();
+    std::fs::write(&gzipped, gzip(&std::fs::read(&page).unwrap())).unwrap();
     let plain = extract_json(&[page.to_str().unwrap(), "--extractor", "article"]);
     let from_gz = extract_json(&[gzipped.to_str().unwrap(), "--extractor", "article"]);
     assert!(!plain["text"].as_str().unwrap().is_empty());
@@ -107,9 +105,7 @@ fn fixture_dataset(dir: &std::path::Path) {
     std::fs::create_dir_all(dir.join("ground-truth")).unwrap();
     for (i, (page, gold)) in fixtures().into_iter().enumerate() {
         let id = format!("{:04}", i + 1);
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(&std::fs::read(&page).unwrap()).unwrap();
-        std::fs::write(dir.join("html").join(format!("{id}.html.gz")), gz.finish().unwrap()).unwrap();
+        std::fs::write(dir.join("html").join(format!("{id}.html.gz")), gzip(&std::fs::read(&page).unwrap())).unwrap();
         let truth = serde_json::json!({
             "url": gold.url,
             "_internal": {"page_type": {"primary": gold.page_type}},

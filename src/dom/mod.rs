@@ -92,24 +92,6 @@ pub enum DomError {
     TimeLimit,
 }
 
-/// Whitespace-separated words in `text`, as `split_whitespace().count()` counts them.
-/// Every text node is counted once per extraction, so ASCII text (most of it) takes a
-/// byte loop instead of decoding chars.
-pub fn word_count(text: &str) -> u32 {
-    if !text.is_ascii() {
-        return text.split_whitespace().count() as u32;
-    }
-    let mut words = 0;
-    let mut in_word = false;
-    for &b in text.as_bytes() {
-        // char::is_whitespace on ASCII: tab, line feed, vertical tab, form feed, carriage return, space.
-        let space = matches!(b, b'\t'..=b'\r' | b' ');
-        words += u32::from(in_word && space);
-        in_word = !space;
-    }
-    words + u32::from(in_word)
-}
-
 /// Bytes handed to the parser at a time, between checks of the limits.
 const PARSE_CHUNK: usize = 64 << 10;
 
@@ -246,13 +228,6 @@ mod tests {
             _ => None,
         }).collect();
         assert_eq!(texts, ["one", "two & three"]);
-    }
-
-    #[test]
-    fn word_count_agrees_with_split_whitespace() {
-        for text in ["", " ", "one", " one two\t", "a\u{0b}b\x0cc\r\nd", "caf\u{e9} au\u{a0}lait", "x\u{3000}y ", "\u{1f600}"] {
-            assert_eq!(word_count(text), text.split_whitespace().count() as u32, "{text:?}");
-        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use html5ever::local_name;
 
 use super::profile::PruneRules;
-use crate::dom::{DOCUMENT, Dom, NodeData, NodeId, word_count};
+use crate::dom::{DOCUMENT, Dom, NodeData, NodeId};
 
 pub struct View<'a> {
     pub dom: &'a Dom,
@@ -46,7 +46,7 @@ impl<'a> View<'a> {
                 };
         }
         let own_words: Vec<u32> = dom.nodes.iter().map(|n| match &n.data {
-            NodeData::Text(t) => word_count(t),
+            NodeData::Text(t) => t.split_whitespace().count() as u32,
             _ => 0,
         }).collect();
         let raw_words = count_words(dom, &order, &readable, &own_words);

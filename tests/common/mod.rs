@@ -135,6 +135,13 @@ pub fn gzip_members(bytes: &[u8]) -> Vec<Vec<u8>> {
     members
 }
 
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(bytes).expect("in memory");
+    gz.finish().expect("in memory")
+}
+
 pub fn gunzip(member: &[u8]) -> Vec<u8> {
     use std::io::Read;
     let mut out = Vec::new();
