@@ -48,7 +48,7 @@ fn pages_whose_tree_changes(dirs: &[PathBuf]) -> (Vec<String>, usize) {
             let html = goce_warc::page::read_html_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             read += 1;
             for prepass in [FOR_EXTRACTION, FOR_RENDERING] {
-                let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], ..prepass };
+                let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], ..prepass };
                 let expected = outline(&Dom::parse_with(&html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
                 let got = outline(&Dom::parse_with(&html, NO_LIMITS, &prepass).expect("no limits"), &prepass);
                 if got != expected {
@@ -73,7 +73,7 @@ fn the_prepass_keeps_a_misnested_tree() {
     // Identical <a> in the active formatting list, an unclosed <b>, a table's foster parenting.
     let html = "<p><a href=x data-i=1>1<a href=x data-i=2>2<a href=x data-i=3>3<a href=x data-i=4>4<b data-b=1>5</p>\
                 <table data-t=1><tr><td>c<div data-d=1 srcset=s>d</table><img src=i srcset=\"a 1x\"width=1>";
-    let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], ..FOR_EXTRACTION };
+    let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], ..FOR_EXTRACTION };
     let expected = outline(&Dom::parse_with(html, NO_LIMITS, &scripts_only).expect("no limits"), &FOR_EXTRACTION);
     assert_eq!(outline(&Dom::parse_with(html, NO_LIMITS, &FOR_EXTRACTION).expect("no limits"), &FOR_EXTRACTION), expected);
     assert!(expected.contains("<img width=\"1\">"), "{expected}");

@@ -4,12 +4,10 @@
 //! types, prices, and the URL's shape and words. The word lists are ordinary web
 //! conventions (data, [`URL_WORDS`]), not learned from any dataset.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::dom::{Dom, DOCUMENT, NodeData};
-use crate::extract::list_view;
-use crate::extract::profile::LIST_VIEW;
-use crate::extract::view::View;
+use crate::extract::{ListAnalysis, PageAnalysis};
 
 /// One feature: its name and whether the paper defines it.
 pub struct FeatureDef {
@@ -91,8 +89,14 @@ pub struct Features(pub [f32; FEATURE_COUNT]);
 impl Features {
     /// The features of a parsed page fetched from `url` (empty when unknown).
     pub fn of(dom: &Dom, url: &str) -> Self {
+        Self::of_page(&PageAnalysis::new(dom), url)
+    }
+
+    /// The same, reusing (or leaving for the extractors) the page's list-view analysis.
+    pub fn of_page(page: &PageAnalysis<'_>, url: &str) -> Self {
+        let dom = page.dom;
         let mut counts = Counts::default();
-        let mut clusters: HashMap<u64, u32> = HashMap::new();
+        let mut clusters: HashMap<u64, u32> = HashMap::default();
         walk(dom, &mut counts, &mut clusters);
         let repeated: Vec<u32> = clusters.values().copied().filter(|&n| n >= 2).collect();
         let repeated_elements: u32 = repeated.iter().sum();
@@ -100,9 +104,9 @@ impl Features {
         let log = |n: f64| (n.max(0.0) + 1.0).ln() as f32;
         let share = |part: f64, whole: f64| if whole > 0.0 { (part / whole).clamp(0.0, 1.0) as f32 } else { 0.0 };
         let words_per_paragraph = if counts.paragraphs > 0 { counts.paragraph_words as f64 / counts.paragraphs as f64 } else { 0.0 };
-        let view = View::new(dom, &LIST_VIEW.prune);
+        let ListAnalysis { view, choice } = page.list();
         let body_words = f64::from(view.words[view.start()]);
-        let (list_items, list_share, list_item_words) = match list_view::choose(&view, &LIST_VIEW) {
+        let (list_items, list_share, list_item_words) = match choice {
             Some(c) => (f64::from(c.occurrences), share(c.words as f64, body_words), c.average_words()),
             None => (0.0, 0.0, 0.0),
         };
@@ -216,14 +220,15 @@ fn note_meta_type(meta: &mut [bool; 4], value: &str) {
     }
 }
 
+const CURRENCY_SIGNS: &[char] = &['$', '€', '£', '¥', '₹'];
+
 /// Counts amounts of money: a currency sign next to a digit (either side, one space allowed).
 fn count_prices(text: &str) -> u64 {
-    const SIGNS: &[char] = &['$', '€', '£', '¥', '₹'];
     let chars: Vec<char> = text.chars().collect();
     let digit_at = |i: Option<usize>| i.and_then(|i| chars.get(i)).is_some_and(char::is_ascii_digit);
     let mut n = 0;
     for (i, c) in chars.iter().enumerate() {
-        if SIGNS.contains(c) {
+        if CURRENCY_SIGNS.contains(c) {
             let after = digit_at(Some(i + 1)) || (chars.get(i + 1) == Some(&' ') && digit_at(Some(i + 2)));
             let before = digit_at(i.checked_sub(1)) || (i >= 2 && chars[i - 1] == ' ' && digit_at(Some(i - 2)));
             n += u64::from(after || before);
@@ -236,21 +241,16 @@ fn count_prices(text: &str) -> u64 {
 const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head"];
 
 fn walk(dom: &Dom, counts: &mut Counts, clusters: &mut HashMap<u64, u32>) {
-    // (node, inside a link, inside hidden text, words of the enclosing <p>)
+    // (node, inside a link, inside hidden text)
     let mut stack = vec![(DOCUMENT, false, false)];
     while let Some((id, in_link, hidden)) = stack.pop() {
         let node = &dom.nodes[id];
         match &node.data {
             NodeData::Text(text) if !hidden => {
-                let chars = text.chars().filter(|c| !c.is_whitespace()).count() as u64;
-                counts.text_chars += chars;
-                if text.contains(['$', '€', '£', '¥', '₹']) {
-                    counts.prices += count_prices(text);
-                }
-                if in_link {
-                    counts.link_chars += chars;
-                }
+                // One pass over the characters: the text is most of what this walk reads.
+                let (mut chars, mut money) = (0u64, false);
                 for c in text.chars() {
+                    chars += u64::from(!c.is_whitespace());
                     match c {
                         '.' => counts.punctuation[0] += 1,
                         ',' => counts.punctuation[1] += 1,
@@ -259,8 +259,15 @@ fn walk(dom: &Dom, counts: &mut Counts, clusters: &mut HashMap<u64, u32>) {
                         '?' => counts.punctuation[4] += 1,
                         '!' => counts.punctuation[5] += 1,
                         '0'..='9' => counts.digits += 1,
-                        _ => {}
+                        c => money |= CURRENCY_SIGNS.contains(&c),
                     }
+                }
+                counts.text_chars += chars;
+                if money {
+                    counts.prices += count_prices(text);
+                }
+                if in_link {
+                    counts.link_chars += chars;
                 }
             }
             NodeData::Element(element) => {
@@ -302,8 +309,10 @@ fn walk(dom: &Dom, counts: &mut Counts, clusters: &mut HashMap<u64, u32>) {
 /// The paper's cluster key: tag, class, number of children, and the children's tags
 /// and classes.
 fn signature(dom: &Dom, id: usize) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    use std::hash::{BuildHasher, Hash, Hasher};
+    // Only equality matters, and the same page must give the same features: a fast,
+    // fixed-seed hash.
+    let mut hasher = foldhash::fast::FixedState::default().build_hasher();
     if let Some(element) = dom.element(id) {
         element.tag().hash(&mut hasher);
         element.class().hash(&mut hasher);

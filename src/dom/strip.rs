@@ -23,6 +23,10 @@ pub struct Prepass {
     pub drop_attrs: &'static [&'static [u8]],
     /// Attributes dropped, by lowercase name prefix.
     pub drop_attr_prefixes: &'static [&'static [u8]],
+    /// Attributes dropped, by lowercase name prefix, unless an attribute selector on the
+    /// page names them (`[data-state` keeps every `data-state`): a selector that names no
+    /// attribute of the page cannot match it.
+    pub drop_unselected_prefixes: &'static [&'static [u8]],
 }
 
 /// For the extractors: they read tags, text, `class`, `id`, `style`, `hidden`, `role`,
@@ -32,11 +36,15 @@ pub const FOR_EXTRACTION: Prepass = Prepass {
     empty: &[b"script", b"style"],
     drop_attrs: &[b"srcset", b"sizes", b"d", b"points", b"href", b"src"],
     drop_attr_prefixes: &[b"data-"],
+    drop_unselected_prefixes: &[],
 };
 
 /// For the renderer: it reads style sheets, inline SVG and, through CSS attribute
-/// selectors, any attribute, so only scripts and responsive image lists go (it loads no image).
-pub const FOR_RENDERING: Prepass = Prepass { empty: &[b"script"], drop_attrs: &[b"srcset", b"sizes"], drop_attr_prefixes: &[] };
+/// selectors, any attribute. Scripts and responsive image lists go (it loads no image), and
+/// the data attributes no selector names: they are a tenth of a page's markup, and cutting
+/// them makes this parse about 15% faster (`make bench`, criterion `extract`).
+pub const FOR_RENDERING: Prepass =
+    Prepass { empty: &[b"script"], drop_attrs: &[b"srcset", b"sizes"], drop_attr_prefixes: &[], drop_unselected_prefixes: &[b"data-"] };
 
 /// html5ever compares the attributes of these (the "Noah's Ark" clause of the active
 /// formatting elements), so dropping one could change the tree: they keep all of theirs.
@@ -50,20 +58,46 @@ const RAW_TEXT: &[&[u8]] = &[b"script", b"style", b"textarea", b"title", b"xmp",
 const SCRIPTS_AND_STYLES: &[&[u8]] = &[b"script", b"style"];
 
 impl Prepass {
-    /// Whether the pass drops attribute `name` (from elements other than formatting ones).
+    /// Whether the pass drops attribute `name` (from elements other than formatting ones)
+    /// on some pages: those of `drop_unselected_prefixes` stay where a selector names them.
     pub fn drops(&self, name: &[u8]) -> bool {
         self.drop_attrs.iter().any(|a| name.eq_ignore_ascii_case(a))
-            || self.drop_attr_prefixes.iter().any(|p| starts_with_ignore_case(name, p))
+            || self.drop_attr_prefixes.iter().chain(self.drop_unselected_prefixes).any(|p| starts_with_ignore_case(name, p))
     }
 
-    /// Whether attribute `name` of a `tag` element is still there after the pass.
+    /// Whether attribute `name` of a `tag` element is there after the pass on every page.
     pub fn keeps(&self, tag: &[u8], name: &[u8]) -> bool {
         is_formatting(tag) || !self.drops(name)
+    }
+
+    /// The attribute names with a `drop_unselected_prefixes` prefix that an attribute
+    /// selector anywhere in `html` names (`[data-x`, `[ data-x=`, `[*|data-x`): scripts and
+    /// text included, so it errs on the side of keeping.
+    fn selected_names<'h>(&self, html: &'h [u8]) -> Vec<&'h [u8]> {
+        if self.drop_unselected_prefixes.is_empty() {
+            return Vec::new();
+        }
+        let mut names = Vec::new();
+        for open in memchr::memchr_iter(b'[', html) {
+            let mut p = open + 1;
+            while html.get(p).is_some_and(|&b| is_space(b) || b == b'*' || b == b'|') {
+                p += 1;
+            }
+            let rest = &html[p.min(html.len())..];
+            if self.drop_unselected_prefixes.iter().any(|prefix| starts_with_ignore_case(rest, prefix)) {
+                let len = rest.iter().position(|&b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_')).unwrap_or(rest.len());
+                names.push(&rest[..len]);
+            }
+        }
+        names.sort_unstable();
+        names.dedup();
+        names
     }
 
     /// The page as the parser should see it (borrowed when nothing was cut).
     pub fn apply<'h>(&self, html: &'h str) -> Cow<'h, str> {
         let bytes = html.as_bytes();
+        let selected = self.selected_names(bytes);
         let mut out = Cutter { html, out: None, copied: 0 };
         let mut pos = 0;
         while let Some(i) = memchr(b'<', &bytes[pos..]) {
@@ -71,7 +105,7 @@ impl Prepass {
             let next = match bytes.get(lt + 1) {
                 Some(b'!') if bytes[lt + 2..].starts_with(b"--") => memmem::find(&bytes[lt + 4..], b"-->").map(|j| lt + 4 + j + 3),
                 Some(b'!' | b'?' | b'/') => memchr(b'>', &bytes[lt + 1..]).map(|j| lt + 1 + j + 1),
-                Some(c) if c.is_ascii_alphabetic() => self.start_tag(bytes, lt, &mut out),
+                Some(c) if c.is_ascii_alphabetic() => self.start_tag(bytes, lt, &selected, &mut out),
                 _ => Some(lt + 1),
             };
             match next {
@@ -85,7 +119,7 @@ impl Prepass {
 
     /// Rewrites the start tag at `lt` (and the content of a raw-text element); returns
     /// where scanning goes on, or `None` when the page ends first.
-    fn start_tag(&self, bytes: &[u8], lt: usize, out: &mut Cutter) -> Option<usize> {
+    fn start_tag(&self, bytes: &[u8], lt: usize, selected: &[&[u8]], out: &mut Cutter) -> Option<usize> {
         let name_end = lt + 1 + bytes[lt + 1..].iter().position(|&b| is_space(b) || b == b'/' || b == b'>')?;
         let name = &bytes[lt + 1..name_end];
         let keeps_all = is_formatting(name);
@@ -123,7 +157,7 @@ impl Prepass {
                 };
             }
             // The whitespace before stays: it may be all that parts the neighbours.
-            if !keeps_all && self.drops(attr_name) {
+            if !keeps_all && self.drops(attr_name) && !selected.iter().any(|s| attr_name.eq_ignore_ascii_case(s)) {
                 out.cut(name_start, p);
             }
         };
@@ -241,7 +275,15 @@ mod tests {
         let html = "<div data-a=\"x > y\" class=a DATA-B='1' id=c data-c=u data-d\tdata-e = \"v\" hidden>t</div>\
                     <img/data-x=1 src=i.png srcset=\"i 2x\"/><path d=\"M0 0L1 1\"/><span href=h data-y>l</span>";
         assert_eq!(extraction(html), "<div  class=a  id=c  \t hidden>t</div><img/  /><path /><span  >l</span>");
-        assert_eq!(FOR_RENDERING.apply(html).matches("data-").count(), 6, "the renderer keeps data attributes");
+        assert_eq!(FOR_RENDERING.apply(html), "<div  class=a  id=c  \t hidden>t</div><img/ src=i.png /><path d=\"M0 0L1 1\"/><span href=h >l</span>");
+    }
+
+    #[test]
+    fn the_renderer_keeps_the_data_attributes_a_selector_names() {
+        let html = "<style>[data-state=open]{display:block} li[ Data-Kind ]{}</style>\
+                    <div data-state=open data-id=7 DATA-KIND=x data-kind-more=y>t</div>";
+        assert_eq!(FOR_RENDERING.apply(html), "<style>[data-state=open]{display:block} li[ Data-Kind ]{}</style><div data-state=open  DATA-KIND=x >t</div>");
+        assert_eq!(FOR_RENDERING.apply("<p data-a=1>[data-</p>"), "<p >[data-</p>", "a bare prefix names nothing");
     }
 
     #[test]

@@ -2,10 +2,7 @@
 //! uses until the image classifier lands: a page is list-view when Algorithm 2 finds a
 //! repeated element that holds much of the page's text in short items.
 
-use super::list_view;
-use super::profile::LIST_VIEW;
-use super::view::View;
-use crate::dom::Dom;
+use super::ListAnalysis;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -43,15 +40,10 @@ pub struct GuessRules {
 
 pub const GUESS: GuessRules = GuessRules { min_items: 5, min_share: 0.3, max_item_words: 60.0 };
 
-pub fn guess(dom: &Dom) -> Genre {
-    let view = View::new(dom, &LIST_VIEW.prune);
-    guess_from(&view, list_view::choose(&view, &LIST_VIEW).as_ref())
-}
-
-/// The guess from a list-view analysis already made (`view` pruned by `LIST_VIEW`).
-pub fn guess_from(view: &View<'_>, choice: Option<&list_view::ListChoice>) -> Genre {
-    let total = f64::from(view.words[view.start()].max(1));
-    match choice {
+/// The guess from Algorithm 2's analysis of the page under the `LIST_VIEW` profile.
+pub fn guess(list: &ListAnalysis<'_>) -> Genre {
+    let total = f64::from(list.view.words[list.view.start()].max(1));
+    match &list.choice {
         Some(choice)
             if choice.occurrences >= GUESS.min_items
                 && choice.words as f64 / total >= GUESS.min_share

@@ -3,7 +3,7 @@
 //! of text), and among the top n take the id with the highest average text length
 //! ATL = L / O; the main content is the text of the elements with that id.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::profile::{ListKey, ListViewProfile};
 use super::view::View;
@@ -34,7 +34,7 @@ struct IdStats {
 /// Lines 13-18 of Algorithm 2. `None` when the page has no element with text.
 pub fn choose(view: &View<'_>, profile: &ListViewProfile) -> Option<ListChoice> {
     // retrieveEle / updateInfo, over every kept element (line 14: "recursively").
-    let mut ids: HashMap<(u32, &str, &str), IdStats> = HashMap::new();
+    let mut ids: HashMap<(u32, &str, &str), IdStats> = HashMap::default();
     let start = view.start();
     let mut stack = vec![start];
     while let Some(node) = stack.pop() {

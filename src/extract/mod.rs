@@ -13,6 +13,7 @@ pub mod profile;
 pub mod view;
 pub mod web2text;
 
+use std::cell::OnceCell;
 use std::time::Instant;
 
 pub use all_text::all_text;
@@ -70,6 +71,36 @@ pub fn parse_page(html: &str, limits: &ExtractLimits, keep_styles: bool) -> Resu
     })
 }
 
+/// A parsed page with the analyses that several stages read, each made on first use:
+/// Algorithm 2 under the improved list-view profile serves the `goce` genre guess, the
+/// classifier's features and the list-view extractor, so a page under `goce` with the
+/// classifier runs it once instead of twice.
+pub struct PageAnalysis<'d> {
+    pub dom: &'d Dom,
+    list: OnceCell<ListAnalysis<'d>>,
+}
+
+/// Algorithm 2 on a page: its pruned view and the id it chose.
+pub struct ListAnalysis<'d> {
+    pub view: View<'d>,
+    pub choice: Option<list_view::ListChoice>,
+}
+
+impl<'d> PageAnalysis<'d> {
+    pub fn new(dom: &'d Dom) -> Self {
+        Self { dom, list: OnceCell::new() }
+    }
+
+    /// Algorithm 2 with the `LIST_VIEW` profile.
+    pub fn list(&self) -> &ListAnalysis<'d> {
+        self.list.get_or_init(|| {
+            let view = View::new(self.dom, &LIST_VIEW.prune);
+            let choice = list_view::choose(&view, &LIST_VIEW);
+            ListAnalysis { view, choice }
+        })
+    }
+}
+
 impl Extraction {
     /// Cut to at most `max_bytes` of text, at a character boundary.
     fn truncated(mut self, max_bytes: usize) -> Self {
@@ -122,41 +153,38 @@ impl Extractor {
     }
 
     /// Extracts from a page already parsed (with [`parse_page`]); `html` serves `all-text`.
-    pub fn extract_parsed(self, html: &str, dom: &Dom, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
+    pub fn extract_parsed(self, html: &str, page: &PageAnalysis<'_>, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
         if self == Self::AllText {
             return all_text(html, limits);
         }
-        Ok(self.extract_dom(dom, genre)?.truncated(limits.max_text_bytes))
+        Ok(self.extract_page(page, genre)?.truncated(limits.max_text_bytes))
     }
 
     /// Extracts from a parsed page.
     pub fn extract_dom(self, dom: &Dom, genre: Option<Genre>) -> Result<Extraction, ExtractError> {
+        self.extract_page(&PageAnalysis::new(dom), genre)
+    }
+
+    /// Extracts from a parsed page, reusing the analyses already made of it.
+    pub fn extract_page(self, page: &PageAnalysis<'_>, genre: Option<Genre>) -> Result<Extraction, ExtractError> {
+        let dom = page.dom;
         let title = dom.title();
         let (mut text, genre) = match self {
             Self::AllText => (View::new(dom, &profile::PAPER_PRUNE).text_of(&[view_start(dom)]), None),
             Self::Article => (article_text(dom, &ARTICLE), None),
             Self::ArticlePaper => (article_text(dom, &ARTICLE_PAPER), None),
-            Self::ListView => (list_view_text(dom, &LIST_VIEW), None),
+            Self::ListView => (list_view_output(&page.list().view, page.list().choice.as_ref(), &LIST_VIEW), None),
             Self::ListViewPaper => (list_view_text(dom, &LIST_VIEW_PAPER), None),
             Self::Web2text => (web2text_text(dom)?, None),
             Self::Goce | Self::Oracle | Self::GoceWeb2text => {
                 if self == Self::Oracle && genre.is_none() {
                     return Err(ExtractError::NoGoldGenre);
                 }
-                // The guess reads the list-view analysis; a list page reuses it.
-                let (genre, listing) = match genre {
-                    Some(g) => (g, None),
-                    None => {
-                        let view = View::new(dom, &LIST_VIEW.prune);
-                        let choice = list_view::choose(&view, &LIST_VIEW);
-                        (genre::guess_from(&view, choice.as_ref()), Some((view, choice)))
-                    }
-                };
-                let text = match (genre, listing) {
-                    (Genre::Article, _) if self == Self::GoceWeb2text => web2text_text(dom)?,
-                    (Genre::Article, _) => article_text(dom, &ARTICLE),
-                    (Genre::ListView, Some((view, choice))) => list_view_output(&view, choice.as_ref(), &LIST_VIEW),
-                    (Genre::ListView, None) => list_view_text(dom, &LIST_VIEW),
+                let genre = genre.unwrap_or_else(|| genre::guess(page.list()));
+                let text = match genre {
+                    Genre::Article if self == Self::GoceWeb2text => web2text_text(dom)?,
+                    Genre::Article => article_text(dom, &ARTICLE),
+                    Genre::ListView => list_view_output(&page.list().view, page.list().choice.as_ref(), &LIST_VIEW),
                 };
                 (text, Some(genre))
             }

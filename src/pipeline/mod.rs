@@ -21,7 +21,7 @@ pub use inputs::{Input, Shard, read_paths_list};
 pub use progress::Progress;
 
 use crate::classify::{Classifier, Features, NetInput, Prediction};
-use crate::extract::{Extraction, ExtractLimits, Extractor, Genre, parse_page};
+use crate::extract::{Extraction, ExtractLimits, Extractor, Genre, PageAnalysis, parse_page};
 use crate::render::{PageRenderer, Picture};
 use crate::output::{
     Counts, Manifest, OutputError, Row, ShardWriter, StageSeconds, manifest_path, parse_warc_date, remove_leftovers, write_manifest,
@@ -393,32 +393,33 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
             render_note = Some(note);
             picture
         });
+        let page_analysis = PageAnalysis::new(&dom);
         match classifier {
-            None => match config.extractor.extract_parsed(&page.html, &dom, None, &config.extract_limits) {
+            None => match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits) {
                 Ok(e) => e,
                 Err(e) => return skipped(e),
             },
             Some(c) if !c.kind().needs_picture() => {
-                let features = Features::of(&dom, &page.url);
+                let features = Features::of_page(&page_analysis, &page.url);
                 let predicted = c.classify(&[NetInput { picture: None, features: &features }]).ok().and_then(|mut p| p.pop());
                 let genre = predicted.as_ref().map(|p| p.genre);
                 prediction = predicted;
-                match config.extractor.extract_parsed(&page.html, &dom, genre, &config.extract_limits) {
+                match config.extractor.extract_parsed(&page.html, &page_analysis, genre, &config.extract_limits) {
                     Ok(e) => e,
                     Err(e) => return skipped(e),
                 }
             }
             Some(_) => {
                 // The genre comes later, from the batch: under goce, extract both ways now.
-                let features = Features::of(&dom, &page.url);
+                let features = Features::of_page(&page_analysis, &page.url);
                 let (extraction, candidates) = if config.extractor.uses_genre() {
-                    let both = [Genre::Article, Genre::ListView].map(|g| config.extractor.extract_parsed(&page.html, &dom, Some(g), &config.extract_limits));
+                    let both = [Genre::Article, Genre::ListView].map(|g| config.extractor.extract_parsed(&page.html, &page_analysis, Some(g), &config.extract_limits));
                     match both {
                         [Ok(article), Ok(list_view)] => (article.clone(), Some(Box::new([article, list_view]))),
                         [Err(e), _] | [_, Err(e)] => return skipped(e),
                     }
                 } else {
-                    match config.extractor.extract_parsed(&page.html, &dom, None, &config.extract_limits) {
+                    match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits) {
                         Ok(e) => (e, None),
                         Err(e) => return skipped(e),
                     }

@@ -5,7 +5,7 @@
 //! this page, so a rule is kept only when the id, class or tag its selector ends with occurs
 //! in the page; the kept rules are bucketed by that key so an element tries only its own.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::fmt;
 
 use cssparser::{Parser as CssParser, ParserInput, ToCss};
@@ -299,28 +299,22 @@ struct Rule {
 }
 
 /// Which of a page's ids, classes and tags occur: a rule keyed on anything else is dropped.
-pub struct PageKeys {
-    ids: HashSet<String>,
-    classes: HashSet<String>,
-    tags: HashSet<String>,
+pub struct PageKeys<'d> {
+    ids: HashSet<&'d str>,
+    classes: HashSet<&'d str>,
+    tags: HashSet<&'d str>,
 }
 
-impl PageKeys {
-    pub fn of(dom: &Dom) -> Self {
-        let mut keys = Self { ids: HashSet::new(), classes: HashSet::new(), tags: HashSet::new() };
+impl<'d> PageKeys<'d> {
+    pub fn of(dom: &'d Dom) -> Self {
+        let mut keys = Self { ids: HashSet::default(), classes: HashSet::default(), tags: HashSet::default() };
         for node in &dom.nodes {
             let NodeData::Element(e) = &node.data else { continue };
-            if !keys.tags.contains(e.tag()) {
-                keys.tags.insert(e.tag().to_owned());
-            }
+            keys.tags.insert(e.tag());
             if let Some(id) = e.attr("id") {
-                keys.ids.insert(id.to_owned());
+                keys.ids.insert(id);
             }
-            for class in e.class().split_ascii_whitespace() {
-                if !keys.classes.contains(class) {
-                    keys.classes.insert(class.to_owned());
-                }
-            }
+            keys.classes.extend(e.class().split_ascii_whitespace());
         }
         keys
     }
@@ -350,7 +344,7 @@ pub struct Stylesheet {
 
 impl Stylesheet {
     /// Parses the sheets in order; `viewport_width` decides `@media` blocks.
-    pub fn parse<'s>(sheets: impl IntoIterator<Item = &'s str>, keys: &PageKeys, viewport_width: f32) -> Self {
+    pub fn parse<'s>(sheets: impl IntoIterator<Item = &'s str>, keys: &PageKeys<'_>, viewport_width: f32) -> Self {
         let mut sheet = Self::default();
         let mut budget = MAX_STYLESHEET_BYTES;
         for css in sheets {
@@ -371,7 +365,7 @@ impl Stylesheet {
         sheet
     }
 
-    fn add_rules(&mut self, css: &str, keys: &PageKeys, viewport_width: f32) {
+    fn add_rules(&mut self, css: &str, keys: &PageKeys<'_>, viewport_width: f32) {
         for item in Blocks::new(css) {
             if self.rules.len() >= MAX_RULES {
                 self.truncated = true;
@@ -395,14 +389,14 @@ impl Stylesheet {
         }
     }
 
-    fn add_rule(&mut self, prelude: &str, body: &str, keys: &PageKeys) {
+    fn add_rule(&mut self, prelude: &str, body: &str, keys: &PageKeys<'_>) {
         let mut block: Option<u32> = None;
         for selector_text in split_top_level(prelude, ',') {
             let key = rightmost_key(selector_text);
             let present = match &key {
-                Key::Id(id) => keys.ids.contains(id),
-                Key::Class(c) => keys.classes.contains(c),
-                Key::Tag(t) => keys.tags.contains(t),
+                Key::Id(id) => keys.ids.contains(id.as_str()),
+                Key::Class(c) => keys.classes.contains(c.as_str()),
+                Key::Tag(t) => keys.tags.contains(t.as_str()),
                 Key::Any => true,
             };
             if !present {

@@ -249,7 +249,10 @@ pub fn build(dom: &Dom, sheet: &Stylesheet, viewport_width: f32, bounds: LayoutB
             }
         }
     }
-    let mut builder = Builder { dom, sheet, sibling_index, caches: SelectorCaches::default(), ancestors: BloomFilter::new(), tree: TaffyTree::new(), bounds, boxes: 0, limit: None };
+    // At most a box per node: sized up front, since growing taffy's tables one node at a
+    // time (copies and fresh pages) took a sixth of the layout time.
+    let tree = TaffyTree::with_capacity(dom.nodes.len().min(bounds.max_boxes.saturating_add(1)));
+    let mut builder = Builder { dom, sheet, sibling_index, caches: SelectorCaches::default(), ancestors: BloomFilter::new(), tree, bounds, boxes: 0, limit: None };
     let root_style = Style::root();
     let mut page_background = None;
     let mut children = Vec::new();
