@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use goce_warc::dom::{Dom, DomLimits, FOR_EXTRACTION, FOR_RENDERING, NodeData, NodeId, Prepass};
+use goce_warc::dom::{Dom, DomLimits, FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT, NodeData, NodeId, Prepass};
 
 const NO_LIMITS: DomLimits = DomLimits { max_elements: usize::MAX, deadline: None };
 
@@ -47,8 +47,8 @@ fn pages_whose_tree_changes(dirs: &[PathBuf]) -> (Vec<String>, usize) {
         for path in paths {
             let html = goce_warc::page::read_html_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             read += 1;
-            for prepass in [FOR_EXTRACTION, FOR_RENDERING] {
-                let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], ..prepass };
+            for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
+                let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], keep_only: &[], ..prepass };
                 let expected = outline(&Dom::parse_with(&html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
                 let got = outline(&Dom::parse_with(&html, NO_LIMITS, &prepass).expect("no limits"), &prepass);
                 if got != expected {
@@ -73,10 +73,13 @@ fn the_prepass_keeps_a_misnested_tree() {
     // Identical <a> in the active formatting list, an unclosed <b>, a table's foster parenting.
     let html = "<p><a href=x data-i=1>1<a href=x data-i=2>2<a href=x data-i=3>3<a href=x data-i=4>4<b data-b=1>5</p>\
                 <table data-t=1><tr><td>c<div data-d=1 srcset=s>d</table><img src=i srcset=\"a 1x\"width=1>";
-    let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], ..FOR_EXTRACTION };
-    let expected = outline(&Dom::parse_with(html, NO_LIMITS, &scripts_only).expect("no limits"), &FOR_EXTRACTION);
-    assert_eq!(outline(&Dom::parse_with(html, NO_LIMITS, &FOR_EXTRACTION).expect("no limits"), &FOR_EXTRACTION), expected);
-    assert!(expected.contains("<img width=\"1\">"), "{expected}");
+    for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
+        let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], keep_only: &[], ..prepass };
+        let expected = outline(&Dom::parse_with(html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
+        assert_eq!(outline(&Dom::parse_with(html, NO_LIMITS, &prepass).expect("no limits"), &prepass), expected);
+    }
+    let web2text = outline(&Dom::parse_with(html, NO_LIMITS, &FOR_WEB2TEXT).expect("no limits"), &FOR_WEB2TEXT);
+    assert!(web2text.contains("<img width=\"1\">"), "{web2text}");
 }
 
 #[test]

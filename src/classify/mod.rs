@@ -230,7 +230,7 @@ impl Classifier {
     /// One page from its HTML and URL ("" when unknown): parse (keeping style sheets),
     /// draw with the lite renderer, compute the features, classify.
     pub fn classify_html(&self, html: &str, url: &str, limits: &crate::extract::ExtractLimits) -> Result<Prediction, ClassifyError> {
-        let dom = crate::extract::parse_page(html, limits, true)
+        let dom = crate::extract::parse_page(html, limits, &crate::dom::FOR_RENDERING)
             .map_err(|e| ClassifyError::Page(format!("the page could not be parsed: {e}")))?;
         let picture = self.kind().needs_picture().then(|| crate::render::render_lite(&dom, &crate::render::RenderOptions::default()).picture);
         let features = Features::of(&dom, url);

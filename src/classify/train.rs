@@ -18,6 +18,7 @@ use super::{
     ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction,
     RESNET_SPEC, RESNET_WEIGHTS, select_device,
 };
+use crate::dom::FOR_RENDERING;
 use crate::eval::dataset;
 use crate::extract::{ExtractLimits, Genre, parse_page};
 use crate::render::{Picture, RenderOptions, render_lite};
@@ -139,7 +140,7 @@ pub fn prepare(config: &TrainConfig) -> Result<(Vec<Sample>, BTreeMap<String, us
         .map(|page| {
             let label = PageType::parse(&page.page_type).ok_or_else(|| format!("unknown_page_type:{}", page.page_type))?;
             let html = page.read_html().map_err(|_| "unreadable".to_string())?;
-            let dom = parse_page(&html, &limits, true).map_err(|e| e.name().to_string())?;
+            let dom = parse_page(&html, &limits, &FOR_RENDERING).map_err(|e| e.name().to_string())?;
             let picture = render_lite(&dom, &options).picture;
             let key = if page.url.is_empty() { page.id.as_str() } else { domain_of(&page.url) };
             Ok(Sample {
@@ -563,7 +564,7 @@ fn record_check_outputs(config: &TrainConfig, net: &GenreNet, linear: &LinearMod
     let mut records = Vec::new();
     for page in &config.check_pages {
         let html = std::fs::read_to_string(page).map_err(|e| err(format!("{}: {e}", page.display())))?;
-        let dom = parse_page(&html, &ExtractLimits::default(), true).map_err(|e| err(e.to_string()))?;
+        let dom = parse_page(&html, &ExtractLimits::default(), &FOR_RENDERING).map_err(|e| err(e.to_string()))?;
         let picture = render_lite(&dom, &RenderOptions::default()).picture;
         let features = Features::of(&dom, "");
         let name = page.file_stem().and_then(|s| s.to_str()).unwrap_or("page").to_string();

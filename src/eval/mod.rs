@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::classify::{Classifier, ClassifyError, Features, NetInput};
-use crate::dom::{Dom, DomLimits};
+use crate::dom::{Dom, DomLimits, FOR_RENDERING};
 use crate::render::{Picture, RenderOptions, render_lite};
 use crate::extract::{ExtractLimits, Extractor, Genre, all_text};
 pub use dataset::{GoldPage, load};
@@ -146,7 +146,7 @@ pub fn predict_genres(pages: &[GoldPage], classifier: &Classifier, limits: &Extr
             .par_iter()
             .filter_map(|page| {
                 let html = page.read_html().ok()?;
-                let dom = crate::extract::parse_page(&html, limits, true).ok()?;
+                let dom = crate::extract::parse_page(&html, limits, &FOR_RENDERING).ok()?;
                 let picture = needs_picture.then(|| render_lite(&dom, &RenderOptions::default()).picture);
                 Some((page.id.clone(), picture, Features::of(&dom, &page.url)))
             })
@@ -162,7 +162,9 @@ pub fn predict_genres(pages: &[GoldPage], classifier: &Classifier, limits: &Extr
 fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits, predicted: Option<Genre>) -> Vec<PageScore> {
     let gold = words(&page.main_content);
     let html = page.read_html();
-    let dom = html.as_ref().ok().map(|h| Dom::parse(h, DomLimits { max_elements: limits.max_elements, deadline: None }));
+    // One parse serves every extractor: Web2Text's pre-pass keeps a superset of the others'.
+    let prepass = extractors.iter().find(|e| e.uses_web2text()).map_or(Extractor::Article.prepass(), |e| e.prepass());
+    let dom = html.as_ref().ok().map(|h| Dom::parse_with(h, DomLimits { max_elements: limits.max_elements, deadline: None }, prepass));
     extractors
         .iter()
         .map(|&extractor| {

@@ -19,7 +19,9 @@ use std::time::Instant;
 pub use all_text::all_text;
 pub use genre::Genre;
 
-use crate::dom::{Dom, DomError, DomLimits};
+use crate::dom::{Dom, DomError, DomLimits, FOR_EXTRACTION, FOR_WEB2TEXT, Prepass};
+#[cfg(doc)]
+use crate::dom::FOR_RENDERING;
 use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile};
 use view::View;
 
@@ -59,13 +61,12 @@ pub enum Extractor {
     GoceWeb2text,
 }
 
-/// Parses a page within the extraction limits; `keep_styles` keeps `<style>` sheets for
-/// the renderer (the extractors ignore them either way).
-pub fn parse_page(html: &str, limits: &ExtractLimits, keep_styles: bool) -> Result<Dom, ExtractError> {
+/// Parses a page within the extraction limits after `prepass`: [`FOR_RENDERING`] keeps
+/// what every stage reads, [`Extractor::prepass`] only what one extractor does.
+pub fn parse_page(html: &str, limits: &ExtractLimits, prepass: &Prepass) -> Result<Dom, ExtractError> {
     let deadline = Instant::now().checked_add(limits.max_page_time);
     let dom_limits = DomLimits { max_elements: limits.max_elements, deadline };
-    let parsed = if keep_styles { Dom::parse_with_styles(html, dom_limits) } else { Dom::parse(html, dom_limits) };
-    parsed.map_err(|e| match e {
+    Dom::parse_with(html, dom_limits, prepass).map_err(|e| match e {
         DomError::TooManyElements(n) => ExtractError::TooManyElements(n),
         DomError::TimeLimit => ExtractError::TimeLimit(limits.max_page_time),
     })
@@ -141,13 +142,18 @@ impl Extractor {
         matches!(self, Self::Web2text | Self::GoceWeb2text)
     }
 
+    /// The pre-pass a page is parsed with for this extractor alone.
+    pub fn prepass(self) -> &'static Prepass {
+        if self.uses_web2text() { &FOR_WEB2TEXT } else { &FOR_EXTRACTION }
+    }
+
     /// Extracts with this algorithm. `genre`: the known genre of the page, which
     /// `goce` uses instead of its guess and `oracle` requires.
     pub fn extract(self, html: &str, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
         if self == Self::AllText {
             return all_text(html, limits);
         }
-        let dom = parse_page(html, limits, false)?;
+        let dom = parse_page(html, limits, self.prepass())?;
         let extraction = self.extract_dom(&dom, genre)?;
         Ok(extraction.truncated(limits.max_text_bytes))
     }

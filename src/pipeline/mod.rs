@@ -21,6 +21,7 @@ pub use inputs::{Input, Shard, read_paths_list};
 pub use progress::Progress;
 
 use crate::classify::{Classifier, Features, NetInput, Prediction};
+use crate::dom::FOR_RENDERING;
 use crate::extract::{Extraction, ExtractLimits, Extractor, Genre, PageAnalysis, parse_page};
 use crate::render::{PageRenderer, Picture};
 use crate::output::{
@@ -384,7 +385,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         }
     } else {
         // One DOM for the picture, the features and the text.
-        let dom = match parse_page(&page.html, &config.extract_limits, config.renderer.is_some() || classifier.is_some()) {
+        let dom = match parse_page(&page.html, &config.extract_limits, &FOR_RENDERING) {
             Ok(dom) => dom,
             Err(e) => return skipped(e),
         };

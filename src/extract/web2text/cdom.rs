@@ -8,7 +8,7 @@
 //! has no source offsets, so a running count of text and markup characters (tag names,
 //! attributes, brackets) stands in for them.
 
-use crate::dom::{Dom, FOR_EXTRACTION, NodeData, NodeId};
+use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId};
 
 /// Tags dropped with their subtree before collapsing: no content to extract (the
 /// reference implementation's list; `option`, `button`, `svg`, `template` added).
@@ -255,9 +255,9 @@ impl Builder<'_> {
             }
             NodeData::Element(element) => {
                 let tag = element.tag();
-                // Attributes the extraction pre-pass drops are not counted, so a page parsed for
+                // Attributes the Web2Text pre-pass drops are not counted, so a page parsed for
                 // the renderer (which keeps them) gives the same features.
-                let kept = element.attrs.iter().filter(|(n, _)| !FOR_EXTRACTION.drops(n.as_bytes()));
+                let kept = element.attrs.iter().filter(|(n, _)| !FOR_WEB2TEXT.drops(n.as_bytes()));
                 let markup = 2 + tag.len() + kept.map(|(n, v)| n.len() + v.len() + 4).sum::<usize>();
                 let start = self.offset;
                 self.offset += markup;
@@ -384,7 +384,7 @@ mod tests {
     use super::*;
 
     fn cdom(html: &str) -> Cdom {
-        Cdom::build(&Dom::parse_unbounded(html))
+        Cdom::build(&Dom::parse_with(html, crate::dom::DomLimits { max_elements: usize::MAX, deadline: None }, &crate::dom::FOR_WEB2TEXT).expect("no limits"))
     }
 
     /// The paper's Figure 2, extended: single-child chains merge (div > ul > li > a

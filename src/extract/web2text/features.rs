@@ -216,7 +216,7 @@ mod tests {
     fn a_small_page_by_hand() {
         let html = "<body><ul><li><a href=/>Home</a></li><li><a href=/x>Home</a></li></ul>\
                     <div class=post><h1>Big News Today</h1><p>The cat sat on the mat. It was warm.</p></div></body>";
-        let cdom = Cdom::build(&Dom::parse_unbounded(html));
+        let cdom = Cdom::build(&Dom::parse_with(html, crate::dom::DomLimits { max_elements: usize::MAX, deadline: None }, &crate::dom::FOR_WEB2TEXT).expect("no limits"));
         let rows = block_features(&cdom);
         let names = block_feature_names();
         assert_eq!(rows.len(), 4); // Home, Home, Big News Today, The cat ...

@@ -132,7 +132,7 @@ fn natural_key(id: &str) -> (String, u64, String) {
 }
 
 fn labelled(id: String, html: &str, gold: String) -> Option<LabelledPage> {
-    let dom = crate::extract::parse_page(html, &ExtractLimits::default(), false).ok()?;
+    let dom = crate::extract::parse_page(html, &ExtractLimits::default(), &crate::dom::FOR_WEB2TEXT).ok()?;
     let page = PageBlocks::of(&dom);
     if page.blocks.is_empty() {
         return None;
