@@ -20,8 +20,6 @@ pub use all_text::all_text;
 pub use genre::Genre;
 
 use crate::dom::{Dom, DomError, DomLimits, FOR_EXTRACTION, FOR_WEB2TEXT, Prepass};
-#[cfg(doc)]
-use crate::dom::FOR_RENDERING;
 use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile};
 use view::View;
 
@@ -61,7 +59,7 @@ pub enum Extractor {
     GoceWeb2text,
 }
 
-/// Parses a page within the extraction limits after `prepass`: [`FOR_RENDERING`] keeps
+/// Parses a page within the extraction limits after `prepass`: [`crate::dom::FOR_RENDERING`] keeps
 /// what every stage reads, [`Extractor::prepass`] only what one extractor does.
 pub fn parse_page(html: &str, limits: &ExtractLimits, prepass: &Prepass) -> Result<Dom, ExtractError> {
     let deadline = Instant::now().checked_add(limits.max_page_time);
