@@ -73,7 +73,7 @@ clean:
 
 # Regression floors: the held-out word F1 measured when they were set, less about 0.02
 # (README, "Extraction quality"). Not yet the targets of the GOCE extraction issue.
-EXTRACTION_FLOORS := oracle:all=0.82,article=0.86,list-view=0.71
+EXTRACTION_FLOORS := oracle:all=0.83,article=0.865,list-view=0.725
 
 # Web2Text retrained from scratch into target/eval/web2text (not models/): block F1 on the
 # 148 CleanEval test pages and word F1 on WCXB-dev's held-aside fifth must stay above

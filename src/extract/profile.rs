@@ -16,6 +16,10 @@ pub struct PruneRules {
     /// Drop elements marked hidden (`hidden`, `aria-hidden="true"`, inline
     /// `display:none` / `visibility:hidden`).
     pub hidden: bool,
+    /// ... unless the hidden element holds more than this share of the page's readable
+    /// words: pages that a script reveals (anti-flicker and "lockdown" wrappers, deferred
+    /// product blocks) hide their main content until it runs (1.0 = always drop).
+    pub max_hidden_share: f64,
     /// Class or id words that mark boilerplate widgets (matched against the words of
     /// the attribute split at `-`, `_` and spaces).
     pub boilerplate_words: &'static [&'static [&'static str]],
@@ -38,11 +42,12 @@ pub(crate) fn always_dropped(tag: &str) -> bool {
 }
 
 impl PruneRules {
-    pub(crate) fn drops_always(&self, e: &Element) -> bool {
+    pub(crate) fn drops_by_tag(&self, e: &Element) -> bool {
         let tag = e.tag();
-        if always_dropped(tag) || self.tags.contains(&tag) {
-            return true;
-        }
+        always_dropped(tag) || self.tags.contains(&tag)
+    }
+
+    pub(crate) fn drops_as_hidden(&self, e: &Element) -> bool {
         self.hidden && is_hidden(e)
     }
 
@@ -64,8 +69,27 @@ impl PruneRules {
     }
 }
 
+/// Class names that CSS frameworks hide (Bootstrap, Tailwind, Foundation, WordPress's
+/// screen-reader text), matched as whole class tokens.
+const HIDDEN_CLASSES: &[&str] =
+    &["hide", "hidden", "d-none", "is-hidden", "invisible", "visually-hidden", "sr-only", "screen-reader-text"];
+
+/// A hidden class with a responsive "show" beside it (`hidden md:block`,
+/// `d-none d-lg-flex`) hides the element on small screens only.
+fn shown_at_some_width(token: &str) -> bool {
+    let display = token.rsplit([':', '-']).next().unwrap_or_default();
+    (token.contains(':') || (token.starts_with("d-") && token != "d-none"))
+        && matches!(display, "block" | "flex" | "grid" | "inline" | "table" | "contents")
+}
+
 fn is_hidden(e: &Element) -> bool {
     if e.attr("hidden").is_some() || e.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+        return true;
+    }
+    let class = e.class();
+    if class.split_ascii_whitespace().any(|t| HIDDEN_CLASSES.contains(&t))
+        && !class.split_ascii_whitespace().any(shown_at_some_width)
+    {
         return true;
     }
     e.attr("style").is_some_and(|style| {
@@ -81,6 +105,7 @@ pub const PAPER_PRUNE: PruneRules =
     tags: &[],
     chrome_tags: &[],
     hidden: false,
+    max_hidden_share: 1.0,
     boilerplate_words: &[],
     max_dropped_share: 1.0,
     max_link_density: 1.0,
@@ -113,11 +138,15 @@ const CONTROL_TAGS: &[&str] = &[
 /// page in one: guarded by the share rule.
 const CHROME_TAGS: &[&str] = &["dialog", "form"];
 
+/// Measured on the tuning part of WCXB-dev (README).
+const HIDDEN_CONTENT_SHARE: f64 = 0.3;
+
 pub const ARTICLE_PRUNE: PruneRules =
     PruneRules {
     tags: CONTROL_TAGS,
     chrome_tags: CHROME_TAGS,
     hidden: true,
+    max_hidden_share: HIDDEN_CONTENT_SHARE,
     boilerplate_words: &[WIDGETS, ARTICLE_ONLY_WIDGETS],
     max_dropped_share: 0.1,
     max_link_density: 0.85,
@@ -129,6 +158,7 @@ pub const LIST_VIEW_PRUNE: PruneRules =
     tags: CONTROL_TAGS,
     chrome_tags: CHROME_TAGS,
     hidden: true,
+    max_hidden_share: HIDDEN_CONTENT_SHARE,
     boilerplate_words: &[WIDGETS],
     max_dropped_share: 0.2,
     max_link_density: 1.0,
@@ -236,6 +266,28 @@ mod tests {
         };
         let html = format!("<body><main>{}</main></body>", (0..12).map(block).collect::<String>());
         assert_eq!(kept_words(&html, &ARTICLE_PRUNE), 12 * 11);
+    }
+
+    #[test]
+    fn a_hidden_wrapper_holding_most_of_the_page_is_kept_a_hidden_popup_is_not() {
+        // Shopify "lockdown" apps and anti-flicker snippets hide the content until a script runs.
+        let content = format!("<p>{}</p>", "product ".repeat(200));
+        let popup = format!(r#"<div style="display: none">{}</div>"#, "Subscribe to our newsletter today ".repeat(4));
+        let page = format!(r#"<body><h1>Coffee</h1>{popup}<div class="lockdown" style="display:none">{content}</div></body>"#);
+        assert_eq!(kept_words(&page, &ARTICLE_PRUNE), 1 + 200);
+        assert_eq!(kept_words(&page, &LIST_VIEW_PRUNE), 1 + 200);
+    }
+
+    #[test]
+    fn framework_hidden_classes_hide_unless_shown_at_some_width() {
+        let words = "one two three four five";
+        let page = |class: &str| format!(r#"<body><p>{}</p><div class="{class}">{words}</div></body>"#, "text ".repeat(100));
+        for hidden in ["hide", "productView-info hide", "d-none", "sr-only", "hidden"] {
+            assert_eq!(kept_words(&page(hidden), &ARTICLE_PRUNE), 100, "{hidden}");
+        }
+        for shown in ["hidden md:block", "d-none d-lg-flex", "hide-on-mobile", "hiddenish"] {
+            assert_eq!(kept_words(&page(shown), &ARTICLE_PRUNE), 105, "{shown}");
+        }
     }
 
     #[test]

@@ -52,6 +52,7 @@ impl<'a> View<'a> {
         let raw_words = count_words(dom, &order, &readable, &own_words);
         let link_words = if rules.max_link_density < 1.0 { count_link_words(dom, &order, &own_words) } else { Vec::new() };
         let limit = (f64::from(raw_words[DOCUMENT]) * rules.max_dropped_share) as u32;
+        let hidden_limit = (f64::from(raw_words[DOCUMENT]) * rules.max_hidden_share) as u32;
         let link_list = |id: NodeId, tag: &str| {
             !link_words.is_empty()
                 && is_block(tag)
@@ -70,7 +71,8 @@ impl<'a> View<'a> {
             keep[id] = match &dom.nodes[id].data {
                 NodeData::Element(e) => {
                     let soft = rules.drops_by_name(e) || link_list(id, e.tag());
-                    !(rules.drops_always(e) || (soft && raw_words[id] <= limit.max(1)))
+                    let hidden = rules.drops_as_hidden(e) && raw_words[id] <= hidden_limit.max(1);
+                    !(rules.drops_by_tag(e) || hidden || (soft && raw_words[id] <= limit.max(1)))
                 }
                 NodeData::Other => false,
                 _ => true,
