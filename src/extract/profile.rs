@@ -83,19 +83,27 @@ fn shown_at_some_width(token: &str) -> bool {
 }
 
 fn is_hidden(e: &Element) -> bool {
-    if e.attr("hidden").is_some() || e.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
-        return true;
-    }
-    let class = e.class();
-    if class.split_ascii_whitespace().any(|t| HIDDEN_CLASSES.contains(&t))
-        && !class.split_ascii_whitespace().any(shown_at_some_width)
-    {
-        return true;
-    }
-    e.attr("style").is_some_and(|style| {
-        let style: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
-        style.contains("display:none") || style.contains("visibility:hidden")
+    // One pass over the attributes: this runs for every element of every page.
+    e.attrs.iter().any(|(name, value)| match &**name {
+        "hidden" => true,
+        "aria-hidden" => value.trim().eq_ignore_ascii_case("true"),
+        "class" => {
+            value.split_ascii_whitespace().any(|t| HIDDEN_CLASSES.contains(&t))
+                && !value.split_ascii_whitespace().any(shown_at_some_width)
+        }
+        "style" => hides_by_style(value),
+        _ => false,
     })
+}
+
+/// Inline `display: none` or `visibility: hidden`, in any case and spacing.
+fn hides_by_style(style: &str) -> bool {
+    let mentions = |word: &[u8]| style.as_bytes().windows(word.len()).any(|w| w.eq_ignore_ascii_case(word));
+    if !mentions(b"none") && !mentions(b"hidden") {
+        return false;
+    }
+    let style: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+    style.contains("display:none") || style.contains("visibility:hidden")
 }
 
 /// The paper's pre-processing: the text of an element is what a browser's text
