@@ -71,9 +71,9 @@ demo: build  ## The quick start: process the sample WARCs into parquet/
 clean:
 	rm -rf parquet target/eval
 
-# Regression floors: the held-out word F1 measured when they were set, less about 0.02
-# (README, "Extraction quality"). Not yet the targets of the GOCE extraction issue.
-EXTRACTION_FLOORS := oracle:all=0.83,article=0.865,list-view=0.725
+# The GOCE extraction issue's targets for the held-out fifth, oracle genre (README,
+# "Extraction quality": measured 0.861 / 0.891 / 0.764).
+EXTRACTION_FLOORS := oracle:all=0.86,article=0.89,list-view=0.75
 
 # Web2Text retrained from scratch into target/eval/web2text (not models/): block F1 on the
 # 148 CleanEval test pages and word F1 on WCXB-dev's held-aside fifth must stay above

@@ -32,6 +32,9 @@ pub struct PruneRules {
     pub max_link_density: f64,
     /// ... when they hold at least this many words.
     pub link_block_min_words: u32,
+    /// In the output, a line of at least this many words that already appeared is left
+    /// out (0 = off): responsive copies, cloned carousel slides, per-item controls.
+    pub repeated_line_min_words: usize,
 }
 
 /// Tags no extractor ever reads.
@@ -118,6 +121,7 @@ pub const PAPER_PRUNE: PruneRules =
     max_dropped_share: 1.0,
     max_link_density: 1.0,
     link_block_min_words: 0,
+    repeated_line_min_words: 0,
 };
 
 /// Widgets that are boilerplate on every kind of page. Left out on purpose, measured
@@ -148,6 +152,9 @@ const CHROME_TAGS: &[&str] = &["dialog", "form"];
 
 /// Measured on the tuning part of WCXB-dev (README).
 const HIDDEN_CONTENT_SHARE: f64 = 0.3;
+/// Measured on the tuning part of WCXB-dev (README): 1 also drops one-word lines that
+/// repeat for good reason (a price, "Yes" in a table) for no gain.
+const REPEATED_LINE_MIN_WORDS: usize = 2;
 
 pub const ARTICLE_PRUNE: PruneRules =
     PruneRules {
@@ -159,6 +166,7 @@ pub const ARTICLE_PRUNE: PruneRules =
     max_dropped_share: 0.1,
     max_link_density: 0.85,
     link_block_min_words: 10,
+    repeated_line_min_words: REPEATED_LINE_MIN_WORDS,
 };
 
 pub const LIST_VIEW_PRUNE: PruneRules =
@@ -171,6 +179,7 @@ pub const LIST_VIEW_PRUNE: PruneRules =
     max_dropped_share: 0.2,
     max_link_density: 1.0,
     link_block_min_words: 0,
+    repeated_line_min_words: REPEATED_LINE_MIN_WORDS,
 };
 
 /// Algorithm 1 (article) settings.

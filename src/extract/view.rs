@@ -13,6 +13,8 @@ pub struct View<'a> {
     pub words: Vec<u32>,
     /// Depth of each element (`<html>` is 0, as in the paper).
     pub depth: Vec<u32>,
+    /// `PruneRules::repeated_line_min_words`.
+    repeated_line_min_words: usize,
 }
 
 /// Elements that start a new line (HTML's block-level and table elements).
@@ -83,7 +85,7 @@ impl<'a> View<'a> {
             };
         }
         let words = count_words(dom, &order, &keep, &own_words);
-        Self { dom, keep, words, depth }
+        Self { dom, keep, words, depth, repeated_line_min_words: rules.repeated_line_min_words }
     }
 
     /// Kept element children.
@@ -107,7 +109,8 @@ impl<'a> View<'a> {
             self.write_text(root, &mut out);
             newline(&mut out);
         }
-        tidy(&out)
+        let text = tidy(&out);
+        if self.repeated_line_min_words == 0 { text } else { drop_repeated_lines(&text, self.repeated_line_min_words) }
     }
 
     fn write_text(&self, id: NodeId, out: &mut String) {
@@ -210,6 +213,24 @@ fn push_words(out: &mut String, text: &str) {
     }
 }
 
+/// Keeps the first copy of every line of at least `min_words` words. The same text twice
+/// on one page is a copy for another screen size (desktop and mobile variants), a
+/// carousel's cloned slides or a control repeated per item ("Reply", "Add to cart").
+fn drop_repeated_lines(text: &str, min_words: usize) -> String {
+    let mut seen = foldhash::HashSet::default();
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if line.split_whitespace().nth(min_words - 1).is_some() && !seen.insert(line) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
 /// Trims lines and drops empty ones.
 pub(crate) fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -220,4 +241,22 @@ pub(crate) fn tidy(text: &str) -> String {
         out.push_str(line);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::profile::{ARTICLE_PRUNE, PAPER_PRUNE};
+
+    #[test]
+    fn a_repeated_line_is_kept_once_except_by_the_paper_rules() {
+        // The same block for desktop and for mobile, and a one-word control per item.
+        let block = "<div><p>Packaging design that sells your product.</p><p>Reply</p></div>";
+        let html = format!("<body><div class=desktop>{block}</div><div class=mobile>{block}</div></body>");
+        let dom = Dom::parse_unbounded(&html);
+        let improved = View::new(&dom, &ARTICLE_PRUNE);
+        assert_eq!(improved.text_of(&[improved.start()]), "Packaging design that sells your product.\nReply\nReply");
+        let paper = View::new(&dom, &PAPER_PRUNE);
+        assert_eq!(paper.text_of(&[paper.start()]).lines().count(), 4);
+    }
 }
