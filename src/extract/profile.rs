@@ -54,21 +54,60 @@ impl PruneRules {
         self.hidden && is_hidden(e)
     }
 
-    pub(crate) fn drops_by_name(&self, e: &Element) -> bool {
+    /// Chrome tags and boilerplate class/id/role words; `names` is `self.names()`, built
+    /// once per page.
+    pub(crate) fn drops_by_name(&self, e: &Element, names: &BoilerplateNames) -> bool {
         if self.chrome_tags.contains(&e.tag()) {
             return true;
         }
-        if self.boilerplate_words.is_empty() || matches!(e.tag(), "body" | "html" | "main" | "article") {
+        if names.is_empty() || matches!(e.tag(), "body" | "html" | "main" | "article") {
             return false;
         }
-        let id = e.attr("id").unwrap_or_default();
-        let role = e.attr("role").unwrap_or_default();
-        [e.class(), id, role].iter().any(|value| {
-            value
-                .split(|c: char| !c.is_ascii_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .any(|w| self.boilerplate_words.iter().flat_map(|list| list.iter()).any(|b| w.eq_ignore_ascii_case(b)))
+        e.attrs.iter().any(|(name, value)| {
+            matches!(&**name, "class" | "id" | "role")
+                && value.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| names.contains(w))
         })
+    }
+
+    pub(crate) fn names(&self) -> BoilerplateNames {
+        BoilerplateNames::new(self.boilerplate_words)
+    }
+}
+
+/// The boilerplate words as a set, matched without regard to ASCII case. Checking every
+/// word of every class against each list in turn was 3.4% of a `process` profile.
+pub(crate) struct BoilerplateNames {
+    words: foldhash::HashSet<&'static [u8]>,
+    min_len: usize,
+    max_len: usize,
+}
+
+impl BoilerplateNames {
+    /// Longer words are never looked up (class words are lower-cased on the stack).
+    const MAX_WORD: usize = 32;
+
+    fn new(lists: &[&[&'static str]]) -> Self {
+        let words: foldhash::HashSet<&'static [u8]> =
+            lists.iter().flat_map(|l| l.iter()).map(|w| w.as_bytes()).filter(|w| w.len() <= Self::MAX_WORD).collect();
+        debug_assert!(words.iter().all(|w| !w.iter().any(u8::is_ascii_uppercase)), "boilerplate words are lower case");
+        let min_len = words.iter().map(|w| w.len()).min().unwrap_or(0);
+        let max_len = words.iter().map(|w| w.len()).max().unwrap_or(0);
+        Self { words, min_len, max_len }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        let n = word.len();
+        if n < self.min_len.max(1) || n > self.max_len {
+            return false;
+        }
+        let mut lower = [0u8; Self::MAX_WORD];
+        lower[..n].copy_from_slice(word.as_bytes());
+        lower[..n].make_ascii_lowercase();
+        self.words.contains(&lower[..n])
     }
 }
 

@@ -55,6 +55,7 @@ impl<'a> View<'a> {
         let link_words = if rules.max_link_density < 1.0 { count_link_words(dom, &order, &own_words) } else { Vec::new() };
         let limit = (f64::from(raw_words[DOCUMENT]) * rules.max_dropped_share) as u32;
         let hidden_limit = (f64::from(raw_words[DOCUMENT]) * rules.max_hidden_share) as u32;
+        let names = rules.names();
         let link_list = |id: NodeId, tag: &str| {
             !link_words.is_empty()
                 && is_block(tag)
@@ -72,7 +73,7 @@ impl<'a> View<'a> {
             }
             keep[id] = match &dom.nodes[id].data {
                 NodeData::Element(e) => {
-                    let soft = rules.drops_by_name(e) || link_list(id, e.tag());
+                    let soft = rules.drops_by_name(e, &names) || link_list(id, e.tag());
                     let hidden = rules.drops_as_hidden(e) && raw_words[id] <= hidden_limit.max(1);
                     !(rules.drops_by_tag(e) || hidden || (soft && raw_words[id] <= limit.max(1)))
                 }
