@@ -23,6 +23,8 @@ fn outline(dom: &Dom, prepass: &Prepass) -> String {
                 }
                 out.push('>');
             }
+            // A pass that collapses blank runs leaves each run's first character.
+            NodeData::Text(text) if prepass.collapse_blank_runs => out.push_str(&format!("{:?}", squeeze(text))),
             NodeData::Text(text) => out.push_str(&format!("{text:?}")),
             NodeData::Document | NodeData::Other => out.push('#'),
         }
@@ -33,6 +35,19 @@ fn outline(dom: &Dom, prepass: &Prepass) -> String {
     }
     let mut out = String::new();
     walk(dom, 0, prepass, &mut out);
+    out
+}
+
+/// Each run of whitespace as one space.
+fn squeeze(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if !c.is_whitespace() {
+            out.push(c);
+        } else if !out.ends_with(' ') {
+            out.push(' ');
+        }
+    }
     out
 }
 
@@ -48,7 +63,7 @@ fn pages_whose_tree_changes(dirs: &[PathBuf]) -> (Vec<String>, usize) {
             let html = goce_warc::page::read_html_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             read += 1;
             for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
-                let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], keep_only: &[], ..prepass };
+                let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], keep_only: &[], empty_comments: false, collapse_blank_runs: false, ..prepass };
                 let expected = outline(&Dom::parse_with(&html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
                 let got = outline(&Dom::parse_with(&html, NO_LIMITS, &prepass).expect("no limits"), &prepass);
                 if got != expected {
@@ -74,7 +89,7 @@ fn the_prepass_keeps_a_misnested_tree() {
     let html = "<p><a href=x data-i=1>1<a href=x data-i=2>2<a href=x data-i=3>3<a href=x data-i=4>4<b data-b=1>5</p>\
                 <table data-t=1><tr><td>c<div data-d=1 srcset=s>d</table><img src=i srcset=\"a 1x\"width=1>";
     for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
-        let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], keep_only: &[], ..prepass };
+        let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], keep_only: &[], empty_comments: false, collapse_blank_runs: false, ..prepass };
         let expected = outline(&Dom::parse_with(html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
         assert_eq!(outline(&Dom::parse_with(html, NO_LIMITS, &prepass).expect("no limits"), &prepass), expected);
     }

@@ -94,6 +94,9 @@ pub enum DomError {
 
 /// Bytes handed to the parser at a time, between checks of the limits.
 const PARSE_CHUNK: usize = 64 << 10;
+/// Bytes of markup per node after the extraction pre-pass: 34.5 over the held-out WCXB-dev
+/// pages, so the arena is sized for a little more than the usual page needs.
+const BYTES_PER_NODE: usize = 32;
 
 impl Dom {
     pub fn parse(html: &str, limits: DomLimits) -> Result<Self, DomError> {
@@ -107,13 +110,14 @@ impl Dom {
 
     /// Parses after a given byte-level [`Prepass`].
     pub fn parse_with(html: &str, limits: DomLimits, prepass: &Prepass) -> Result<Self, DomError> {
-        let sink = ArenaSink::new(limits.max_elements);
+        let stripped = prepass.apply(html);
+        let expected_nodes = (stripped.len() / BYTES_PER_NODE).min(limits.max_elements.saturating_mul(2));
+        let sink = ArenaSink::new(limits.max_elements, expected_nodes);
         // Parsed as a browser with scripts off: <noscript> content becomes elements,
         // since that is what such a reader (and Common Crawl's archive) shows.
         let mut opts = html5ever::ParseOpts::default();
         opts.tree_builder.scripting_enabled = false;
         let mut parser = html5ever::parse_document(sink, opts);
-        let stripped = prepass.apply(html);
         let mut rest: &str = &stripped;
         while !rest.is_empty() {
             let mut cut = rest.len().min(PARSE_CHUNK);

@@ -27,9 +27,12 @@ pub struct ArenaSink {
 }
 
 impl ArenaSink {
-    pub fn new(max_elements: usize) -> Self {
+    /// `expected_nodes`: room made at once, so the arena is not copied as it grows.
+    pub fn new(max_elements: usize, expected_nodes: usize) -> Self {
+        let mut nodes = Vec::with_capacity(expected_nodes.max(1));
+        nodes.push(Node { parent: None, children: Vec::new(), data: NodeData::Document });
         Self {
-            nodes: RefCell::new(vec![Node { parent: None, children: Vec::new(), data: NodeData::Document }]),
+            nodes: RefCell::new(nodes),
             templates: RefCell::new(Vec::new()),
             placeholder: RefCell::new(QualName::new(None, ns!(html), html5ever::local_name!(""))),
             boundary_markers: RefCell::new(HashMap::new()),
@@ -80,7 +83,7 @@ impl ArenaSink {
                     }
                 }
                 drop(nodes);
-                self.push(NodeData::Text(text.to_string()))
+                self.push(NodeData::Text(String::from(&*text)))
             }
             NodeOrText::AppendNode(id) => id,
         };
@@ -118,7 +121,7 @@ impl TreeSink for ArenaSink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
-        let attrs = attrs.into_iter().map(|a| (a.name.local, a.value.to_string())).collect();
+        let attrs = attrs.into_iter().map(|a| (a.name.local, String::from(&*a.value))).collect();
         let element = Element { name, attrs };
         let streamed_id = streamed::streamed_id_of(&element);
         let id = self.push(NodeData::Element(element));
@@ -189,7 +192,7 @@ impl TreeSink for ArenaSink {
         if let NodeData::Element(e) = &mut nodes[*target].data {
             for a in attrs {
                 if !e.attrs.iter().any(|(n, _)| *n == a.name.local) {
-                    e.attrs.push((a.name.local, a.value.to_string()));
+                    e.attrs.push((a.name.local, String::from(&*a.value)));
                 }
             }
         }

@@ -1,5 +1,6 @@
-//! A byte-level pass before html5ever: empties `<script>` and `<style>` elements and drops
-//! attributes that no later stage reads.
+//! A byte-level pass before html5ever: empties `<script>` and `<style>` elements and
+//! comments, drops attributes that no later stage reads, and (for extraction) shortens the
+//! blank runs between tags.
 //!
 //! Script and style contents are about 40% of a modern page's bytes (42% of the WCXB-dev
 //! pages) and never text; of what is left, three quarters are start tags, mostly
@@ -7,12 +8,14 @@
 //! `srcset` 6%). The tokenizer walks every byte and the tree keeps a copy of every value, so
 //! what no stage reads is cut here. The pass follows the HTML tokenizer's rules for tags,
 //! attributes, comments and raw-text elements, and leaves what it does not understand to
-//! the parser; elements and texts stay, so html5ever builds the same tree (`tests/prepass.rs`
-//! checks every page in ../shared/data with `make eval`).
+//! the parser; elements and texts stay (blank runs shortened, not removed), so html5ever
+//! builds the same tree (`tests/prepass.rs` checks every page in ../shared/data with `make eval`).
 
 use std::borrow::Cow;
 
 use memchr::{memchr, memmem};
+
+use super::streamed::BoundaryMarker;
 
 /// What the pass removes: the content of some raw-text elements and some attributes.
 #[derive(Debug, Clone, Copy)]
@@ -29,6 +32,13 @@ pub struct Prepass {
     pub drop_unselected_prefixes: &'static [&'static [u8]],
     /// When not empty, the only attributes kept (lowercase names): every other one goes.
     pub keep_only: &'static [&'static [u8]],
+    /// Whether comments are emptied (React's boundary markers stay): no stage reads them,
+    /// and the tokenizer walks their bytes one by one (2% of an extraction parse's input).
+    pub empty_comments: bool,
+    /// Whether a run of whitespace between two tags is cut to its first character: the
+    /// extractors read any run as one space, and such runs (indentation) are a tenth of
+    /// what the tokenizer and tree builder see after the other cuts.
+    pub collapse_blank_runs: bool,
 }
 
 /// For the extractors: they read tags, text, and of the attributes only `class`, `id`,
@@ -39,6 +49,8 @@ pub struct Prepass {
 /// a list makes the parse about 10% faster (`make bench`, criterion `extract`).
 pub const FOR_EXTRACTION: Prepass = Prepass {
     empty: &[b"script", b"style"],
+    empty_comments: true,
+    collapse_blank_runs: true,
     drop_attrs: &[],
     drop_attr_prefixes: &[],
     drop_unselected_prefixes: &[],
@@ -52,6 +64,8 @@ pub const FOR_EXTRACTION: Prepass = Prepass {
 /// was trained so): scripts, styles, data attributes, addresses and SVG path data go.
 pub const FOR_WEB2TEXT: Prepass = Prepass {
     empty: &[b"script", b"style"],
+    empty_comments: true,
+    collapse_blank_runs: false,
     drop_attrs: &[b"srcset", b"sizes", b"d", b"points", b"href", b"src"],
     drop_attr_prefixes: &[b"data-"],
     drop_unselected_prefixes: &[],
@@ -62,8 +76,15 @@ pub const FOR_WEB2TEXT: Prepass = Prepass {
 /// selectors, any attribute. Scripts and responsive image lists go (it loads no image), and
 /// the data attributes no selector names: they are a tenth of a page's markup, and cutting
 /// them makes this parse about 15% faster (`make bench`, criterion `extract`).
-pub const FOR_RENDERING: Prepass =
-    Prepass { empty: &[b"script"], drop_attrs: &[b"srcset", b"sizes"], drop_attr_prefixes: &[], drop_unselected_prefixes: &[b"data-"], keep_only: &[] };
+pub const FOR_RENDERING: Prepass = Prepass {
+    empty: &[b"script"],
+    empty_comments: true,
+    collapse_blank_runs: false,
+    drop_attrs: &[b"srcset", b"sizes"],
+    drop_attr_prefixes: &[],
+    drop_unselected_prefixes: &[b"data-"],
+    keep_only: &[],
+};
 
 /// html5ever compares the attributes of these (the "Noah's Ark" clause of the active
 /// formatting elements), so dropping one could change the tree: they keep all of theirs.
@@ -125,18 +146,56 @@ impl Prepass {
         while let Some(i) = memchr(b'<', &bytes[pos..]) {
             let lt = pos + i;
             let next = match bytes.get(lt + 1) {
-                Some(b'!') if bytes[lt + 2..].starts_with(b"--") => memmem::find(&bytes[lt + 4..], b"-->").map(|j| lt + 4 + j + 3),
+                Some(b'!') if bytes[lt + 2..].starts_with(b"--") => self.comment(bytes, lt, &mut out),
                 Some(b'!' | b'?' | b'/') => memchr(b'>', &bytes[lt + 1..]).map(|j| lt + 1 + j + 1),
                 Some(c) if c.is_ascii_alphabetic() => self.start_tag(bytes, lt, &selected, &mut out),
                 _ => Some(lt + 1),
             };
             match next {
-                Some(next) => pos = next,
+                Some(next) => {
+                    pos = next;
+                    if self.collapse_blank_runs && !keeps_leading_newline(&bytes[lt + 1..]) {
+                        let run = bytes[next..].iter().take_while(|&&b| is_space(b)).count();
+                        if run > 1 && bytes.get(next + run) == Some(&b'<') {
+                            out.cut(next + 1, next + run);
+                        }
+                        pos = next + run;
+                    }
+                }
                 // The page ends inside a tag or a comment: the parser decides.
                 None => break,
             }
         }
         out.finish()
+    }
+
+    /// Skips (and empties, if asked) the comment at `lt`; returns where scanning goes on,
+    /// or `None` when the page ends inside it.
+    fn comment(&self, bytes: &[u8], lt: usize, out: &mut Cutter) -> Option<usize> {
+        let content = lt + 4;
+        // `<!-->` and `<!--->` are whole (empty) comments to the tokenizer.
+        if bytes.get(content) == Some(&b'>') {
+            return Some(content + 1);
+        }
+        if bytes[content..].starts_with(b"->") {
+            return Some(content + 2);
+        }
+        // The first `--` followed by `>` or `!>` ends it.
+        let mut from = content;
+        let (dashes, next) = loop {
+            let at = from + memmem::find(&bytes[from..], b"--")?;
+            match bytes.get(at + 2) {
+                Some(b'>') => break (at, at + 3),
+                Some(b'!') if bytes.get(at + 3) == Some(&b'>') => break (at, at + 4),
+                Some(_) => from = at + 1,
+                None => return None,
+            }
+        };
+        let text = std::str::from_utf8(&bytes[content..dashes]).unwrap_or_default();
+        if self.empty_comments && BoundaryMarker::of_comment(text).is_none() {
+            out.cut(content, dashes);
+        }
+        Some(next)
     }
 
     /// Rewrites the start tag at `lt` (and the content of a raw-text element); returns
@@ -148,8 +207,11 @@ impl Prepass {
         let mut p = name_end;
         let mut self_closing = false;
         let tag_end = loop {
+            let gap_start = p;
+            let mut gap_has_slash = false;
             while is_space(*bytes.get(p)?) || bytes[p] == b'/' {
                 self_closing = bytes[p] == b'/';
+                gap_has_slash |= self_closing;
                 p += 1;
             }
             if bytes[p] == b'>' {
@@ -178,9 +240,17 @@ impl Prepass {
                     _ => q + bytes[q..].iter().position(|&b| is_space(b) || b == b'>')?,
                 };
             }
-            // The whitespace before stays: it may be all that parts the neighbours.
             if !keeps_all && self.drops(attr_name) && !selected.iter().any(|s| attr_name.eq_ignore_ascii_case(s)) {
-                out.cut(name_start, p);
+                // The whitespace before goes too (the tokenizer walks it byte by byte), but
+                // one space stays where it is all that parts the neighbours: `<p data-a="1"class=x>`,
+                // or `<img src=a data-b/>`, where the slash would join the value `a`.
+                let glued = bytes.get(p).is_some_and(|&b| !is_space(b) && b != b'>');
+                let from = match (gap_has_slash, name_start - gap_start) {
+                    (true, _) | (false, 0) => name_start,
+                    (false, _) if glued => gap_start + 1,
+                    (false, _) => gap_start,
+                };
+                out.cut(from, p);
             }
         };
         let content = tag_end + 1;
@@ -245,6 +315,14 @@ impl<'h> Cutter<'h> {
     }
 }
 
+/// Whether `tag` (what follows a `<`) starts a `<pre>` or `<listing>`, whose first newline the
+/// parser drops: the run after it stays whole, so no text node disappears with it.
+fn keeps_leading_newline(tag: &[u8]) -> bool {
+    [b"pre".as_slice(), b"listing"].iter().any(|name| {
+        starts_with_ignore_case(tag, name) && tag.get(name.len()).is_none_or(|&b| is_space(b) || b == b'/' || b == b'>')
+    })
+}
+
 fn is_formatting(tag: &[u8]) -> bool {
     FORMATTING.iter().any(|f| tag.eq_ignore_ascii_case(f))
 }
@@ -287,45 +365,70 @@ mod tests {
     }
 
     #[test]
-    fn leaves_comments_quoted_attributes_and_lookalikes_alone() {
+    fn leaves_quoted_attributes_and_lookalikes_alone() {
         let html = "<!-- <script> --><p>keep</p><scripted>x</scripted><script type=\"a>b\">z</script>";
-        assert_eq!(extraction(html), "<!-- <script> --><p>keep</p><scripted>x</scripted><script type=\"a>b\"></script>");
+        assert_eq!(extraction(html), "<!----><p>keep</p><scripted>x</scripted><script type=\"a>b\"></script>");
+    }
+
+    #[test]
+    fn empties_comments_where_the_tokenizer_ends_them() {
+        assert_eq!(extraction("<!-- a <p data-a=1> --><p data-b=2>"), "<!----><p>");
+        // `--!>` ends a comment; `<!-->` and `<!--->` are empty ones; a lone `--` does not end one.
+        assert_eq!(extraction("<!-- a --!><p data-b=2>x -->"), "<!----!><p>x -->");
+        assert_eq!(extraction("<!--><p data-b=2>--><!---><p data-c=3>"), "<!--><p>--><!---><p>");
+        assert_eq!(extraction("<!-- a -- b --- c ---><p data-b=2>"), "<!----><p>");
+        // React's suspense-boundary markers are read by the sink.
+        assert_eq!(extraction("<!--$?--><template id=B:0></template><!--/$-->"), "<!--$?--><template id=B:0></template><!--/$-->");
+        let unterminated = "<p>a<!-- never closed <p data-b=2>";
+        assert!(matches!(extraction(unterminated), Cow::Borrowed(_)));
+        let kept = Prepass { empty_comments: false, ..FOR_EXTRACTION };
+        assert_eq!(kept.apply("<!-- a --><p data-b=2>"), "<!-- a --><p>");
+    }
+
+    #[test]
+    fn cuts_blank_runs_between_tags_to_their_first_character() {
+        let html = "<ul>\n    <li>a  b</li>\n\t<li>c</li> <!-- x -->\n  <li>d</li>\n</ul>  tail  <p>";
+        assert_eq!(extraction(html), "<ul>\n<li>a  b</li>\n<li>c</li> <!---->\n<li>d</li>\n</ul>  tail  <p>");
+        // The parser drops the newline that opens a <pre>: the run after it stays whole.
+        let pre = "<pre>\n  <b>x</b>\n  <b>y</b></pre>";
+        assert_eq!(extraction(pre), "<pre>\n  <b>x</b>\n<b>y</b></pre>");
+        assert_eq!(FOR_RENDERING.apply(html), "<ul>\n    <li>a  b</li>\n\t<li>c</li> <!---->\n  <li>d</li>\n</ul>  tail  <p>");
     }
 
     #[test]
     fn keeps_only_the_attributes_the_extractors_and_the_tree_builder_read() {
         let html = "<div class=a ID=b title=t aria-label=l role=main><input type=hidden value=v><meta name=description content=c>";
-        assert_eq!(extraction(html), "<div class=a ID=b   role=main><input type=hidden ><meta name=description content=c>");
+        assert_eq!(extraction(html), "<div class=a ID=b role=main><input type=hidden><meta name=description content=c>");
     }
 
     #[test]
     fn drops_unread_attributes_in_every_syntax() {
         let html = "<div data-a=\"x > y\" class=a DATA-B='1' id=c data-c=u data-d\tdata-e = \"v\" hidden>t</div>\
                     <img/data-x=1 src=i.png srcset=\"i 2x\"/><path d=\"M0 0L1 1\"/><span href=h data-y>l</span>";
-        assert_eq!(extraction(html), "<div  class=a  id=c  \t hidden>t</div><img/  /><path /><span  >l</span>");
-        assert_eq!(FOR_RENDERING.apply(html), "<div  class=a  id=c  \t hidden>t</div><img/ src=i.png /><path d=\"M0 0L1 1\"/><span href=h >l</span>");
+        assert_eq!(extraction(html), "<div class=a id=c hidden>t</div><img/ /><path /><span>l</span>");
+        assert_eq!(FOR_RENDERING.apply(html), "<div class=a id=c hidden>t</div><img/ src=i.png /><path d=\"M0 0L1 1\"/><span href=h>l</span>");
     }
 
     #[test]
     fn the_renderer_keeps_the_data_attributes_a_selector_names() {
         let html = "<style>[data-state=open]{display:block} li[ Data-Kind ]{}</style>\
                     <div data-state=open data-id=7 DATA-KIND=x data-kind-more=y>t</div>";
-        assert_eq!(FOR_RENDERING.apply(html), "<style>[data-state=open]{display:block} li[ Data-Kind ]{}</style><div data-state=open  DATA-KIND=x >t</div>");
-        assert_eq!(FOR_RENDERING.apply("<p data-a=1>[data-</p>"), "<p >[data-</p>", "a bare prefix names nothing");
+        assert_eq!(FOR_RENDERING.apply(html), "<style>[data-state=open]{display:block} li[ Data-Kind ]{}</style><div data-state=open DATA-KIND=x>t</div>");
+        assert_eq!(FOR_RENDERING.apply("<p data-a=1>[data-</p>"), "<p>[data-</p>", "a bare prefix names nothing");
     }
 
     #[test]
     fn neighbours_stay_apart() {
         let html = "<img src=\"a\"width=1><path fill=red d=\"M0\"/><p data-a=\"1\"/class=x data-b=1/c>";
-        assert_eq!(extraction(html), "<img ><path  /><p /class=x >");
-        assert_eq!(FOR_WEB2TEXT.apply(html), "<img width=1><path fill=red /><p /class=x >");
+        assert_eq!(extraction(html), "<img ><path /><p /class=x>");
+        assert_eq!(FOR_WEB2TEXT.apply(html), "<img width=1><path fill=red /><p /class=x>");
     }
 
     #[test]
     fn a_self_closed_iframe_is_closed() {
         let html = "<noscript><iframe src=\"gtm\" style=\"display:none\" /></noscript><p>text</p><SCRIPT src=\"a.js\"/></script><p data-a=1>";
-        assert_eq!(extraction(html), "<noscript><iframe  style=\"display:none\" /></iframe></noscript><p>text</p><SCRIPT /></script><p >");
-        assert_eq!(extraction("<iframe src=a/></iframe><p>x</p>"), "<iframe ></iframe><p>x</p>", "a slash in a value closes nothing");
+        assert_eq!(extraction(html), "<noscript><iframe style=\"display:none\" /></iframe></noscript><p>text</p><SCRIPT /></script><p>");
+        assert_eq!(extraction("<iframe src=a/></iframe><p>x</p>"), "<iframe></iframe><p>x</p>", "a slash in a value closes nothing");
     }
 
     #[test]
@@ -339,7 +442,7 @@ mod tests {
     #[test]
     fn text_that_looks_like_a_tag_is_left_alone() {
         let html = "<title>a <b data-x=1> b</title><textarea><i data-y=2></textarea><p data-z=3>c</p>";
-        assert_eq!(extraction(html), "<title>a <b data-x=1> b</title><textarea><i data-y=2></textarea><p >c</p>");
+        assert_eq!(extraction(html), "<title>a <b data-x=1> b</title><textarea><i data-y=2></textarea><p>c</p>");
         let html = "<p>x < y and 3<4</p><!doctype html><?xml x data-a=1?></p data-b=1><plaintext><p data-c=1>";
         assert!(matches!(extraction(html), Cow::Borrowed(_)));
     }
@@ -349,13 +452,13 @@ mod tests {
         for html in ["<p>a</p><script>never closed <p>b</p>", "<p data-a=1", "<p data-a=\"1>", "<p class=a data-b=", "<!-- <p data-a=1>"] {
             assert!(matches!(extraction(html), Cow::Borrowed(_)), "{html}");
         }
-        assert_eq!(extraction("<p data-a=1>x<p data-b=\"2"), "<p >x<p data-b=\"2");
+        assert_eq!(extraction("<p data-a=1>x<p data-b=\"2"), "<p>x<p data-b=\"2");
     }
 
     #[test]
     fn non_ascii_text_and_names_survive() {
         let html = "<p é=1 data-ü=2>héllo</p><script>ünïcode</script><p>wörld</p>";
-        assert_eq!(extraction(html), "<p  >héllo</p><script></script><p>wörld</p>");
-        assert_eq!(FOR_WEB2TEXT.apply(html), "<p é=1 >héllo</p><script></script><p>wörld</p>");
+        assert_eq!(extraction(html), "<p>héllo</p><script></script><p>wörld</p>");
+        assert_eq!(FOR_WEB2TEXT.apply(html), "<p é=1>héllo</p><script></script><p>wörld</p>");
     }
 }

@@ -47,8 +47,8 @@ pub fn choose(view: &View<'_>, profile: &ListViewProfile) -> Option<ListChoice> 
             continue;
         }
         let key = match profile.key {
-            ListKey::DepthClass => (view.depth[node], "", class),
-            ListKey::DepthTagFirstClass => (view.depth[node], e.tag(), class.split_whitespace().next().unwrap_or("")),
+            ListKey::DepthClass => (view.depth(node), "", class),
+            ListKey::DepthTagFirstClass => (view.depth(node), e.tag(), class.split_whitespace().next().unwrap_or("")),
         };
         let stats = ids.entry(key).or_default();
         stats.count += 1;

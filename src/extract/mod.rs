@@ -14,14 +14,15 @@ pub mod view;
 pub mod web2text;
 
 use std::cell::OnceCell;
+use std::sync::Arc;
 use std::time::Instant;
 
 pub use all_text::all_text;
 pub use genre::Genre;
 
 use crate::dom::{Dom, DomError, DomLimits, FOR_EXTRACTION, FOR_WEB2TEXT, Prepass};
-use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile};
-use view::View;
+use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile, PruneRules};
+use view::{PageCounts, View};
 
 /// The text and title taken from one page.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,6 +77,7 @@ pub fn parse_page(html: &str, limits: &ExtractLimits, prepass: &Prepass) -> Resu
 /// classifier runs it once instead of twice.
 pub struct PageAnalysis<'d> {
     pub dom: &'d Dom,
+    counts: OnceCell<Arc<PageCounts>>,
     list: OnceCell<ListAnalysis<'d>>,
 }
 
@@ -87,13 +89,23 @@ pub struct ListAnalysis<'d> {
 
 impl<'d> PageAnalysis<'d> {
     pub fn new(dom: &'d Dom) -> Self {
-        Self { dom, list: OnceCell::new() }
+        Self { dom, counts: OnceCell::new(), list: OnceCell::new() }
+    }
+
+    /// The word counts every view of the page shares.
+    pub fn counts(&self) -> Arc<PageCounts> {
+        Arc::clone(self.counts.get_or_init(|| Arc::new(PageCounts::new(self.dom))))
+    }
+
+    /// A pruned view of the page under `rules`.
+    pub fn view(&self, rules: &PruneRules) -> View<'d> {
+        View::with_counts(self.dom, self.counts(), rules)
     }
 
     /// Algorithm 2 with the `LIST_VIEW` profile.
     pub fn list(&self) -> &ListAnalysis<'d> {
         self.list.get_or_init(|| {
-            let view = View::new(self.dom, &LIST_VIEW.prune);
+            let view = self.view(&LIST_VIEW.prune);
             let choice = list_view::choose(&view, &LIST_VIEW);
             ListAnalysis { view, choice }
         })
@@ -174,11 +186,11 @@ impl Extractor {
         let dom = page.dom;
         let title = dom.title();
         let (mut text, genre) = match self {
-            Self::AllText => (View::new(dom, &profile::PAPER_PRUNE).text_of(&[view_start(dom)]), None),
-            Self::Article => (article_text(dom, &ARTICLE), None),
-            Self::ArticlePaper => (article_text(dom, &ARTICLE_PAPER), None),
+            Self::AllText => (page.view(&profile::PAPER_PRUNE).text_of(&[view_start(dom)]), None),
+            Self::Article => (article_text(page, &ARTICLE), None),
+            Self::ArticlePaper => (article_text(page, &ARTICLE_PAPER), None),
             Self::ListView => (list_view_output(&page.list().view, page.list().choice.as_ref(), &LIST_VIEW), None),
-            Self::ListViewPaper => (list_view_text(dom, &LIST_VIEW_PAPER), None),
+            Self::ListViewPaper => (list_view_text(page, &LIST_VIEW_PAPER), None),
             Self::Web2text => (web2text_text(dom)?, None),
             Self::Goce | Self::Oracle | Self::GoceWeb2text => {
                 if self == Self::Oracle && genre.is_none() {
@@ -187,7 +199,7 @@ impl Extractor {
                 let genre = genre.unwrap_or_else(|| genre::guess(page.list()));
                 let text = match genre {
                     Genre::Article if self == Self::GoceWeb2text => web2text_text(dom)?,
-                    Genre::Article => article_text(dom, &ARTICLE),
+                    Genre::Article => article_text(page, &ARTICLE),
                     Genre::ListView => list_view_output(&page.list().view, page.list().choice.as_ref(), &LIST_VIEW),
                 };
                 (text, Some(genre))
@@ -215,13 +227,13 @@ fn view_start(dom: &Dom) -> crate::dom::NodeId {
     dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT)
 }
 
-pub fn article_text(dom: &Dom, profile: &ArticleProfile) -> String {
-    let view = View::new(dom, &profile.prune);
+pub fn article_text(page: &PageAnalysis<'_>, profile: &ArticleProfile) -> String {
+    let view = page.view(&profile.prune);
     view.text_of(&article::article_roots(&view, profile))
 }
 
-pub fn list_view_text(dom: &Dom, profile: &ListViewProfile) -> String {
-    let view = View::new(dom, &profile.prune);
+pub fn list_view_text(page: &PageAnalysis<'_>, profile: &ListViewProfile) -> String {
+    let view = page.view(&profile.prune);
     let choice = list_view::choose(&view, profile);
     list_view_output(&view, choice.as_ref(), profile)
 }

@@ -3,6 +3,8 @@
 //! the paper's settings; the others the improved ones. `goce-warc extract --profiles`
 //! prints them.
 
+use html5ever::local_name;
+
 use crate::dom::Element;
 
 /// What is removed from the page before an algorithm sees it.
@@ -64,8 +66,8 @@ impl PruneRules {
             return false;
         }
         e.attrs.iter().any(|(name, value)| {
-            matches!(&**name, "class" | "id" | "role")
-                && value.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| names.contains(w))
+            (*name == local_name!("class") || *name == local_name!("id") || *name == local_name!("role"))
+                && value.as_bytes().split(|b| !b.is_ascii_alphanumeric()).any(|w| names.contains(w))
         })
     }
 
@@ -80,6 +82,9 @@ pub(crate) struct BoilerplateNames {
     words: foldhash::HashSet<&'static [u8]>,
     min_len: usize,
     max_len: usize,
+    /// Per word length, a bit for each first letter some word of that length has: most
+    /// class words are no boilerplate word, and this turns them away before hashing.
+    first_letters: [u32; Self::MAX_WORD + 1],
 }
 
 impl BoilerplateNames {
@@ -92,20 +97,30 @@ impl BoilerplateNames {
         debug_assert!(words.iter().all(|w| !w.iter().any(u8::is_ascii_uppercase)), "boilerplate words are lower case");
         let min_len = words.iter().map(|w| w.len()).min().unwrap_or(0);
         let max_len = words.iter().map(|w| w.len()).max().unwrap_or(0);
-        Self { words, min_len, max_len }
+        let mut first_letters = [0u32; Self::MAX_WORD + 1];
+        for w in &words {
+            first_letters[w.len()] |= Self::letter_bit(w[0]);
+        }
+        Self { words, min_len, max_len, first_letters }
+    }
+
+    /// A bit per ASCII letter (either case); other bytes share the last bit.
+    fn letter_bit(b: u8) -> u32 {
+        let b = b.to_ascii_lowercase();
+        if b.is_ascii_lowercase() { 1 << (b - b'a') } else { 1 << 31 }
     }
 
     fn is_empty(&self) -> bool {
         self.words.is_empty()
     }
 
-    fn contains(&self, word: &str) -> bool {
+    fn contains(&self, word: &[u8]) -> bool {
         let n = word.len();
-        if n < self.min_len.max(1) || n > self.max_len {
+        if n < self.min_len.max(1) || n > self.max_len || self.first_letters[n] & Self::letter_bit(word[0]) == 0 {
             return false;
         }
         let mut lower = [0u8; Self::MAX_WORD];
-        lower[..n].copy_from_slice(word.as_bytes());
+        lower[..n].copy_from_slice(word);
         lower[..n].make_ascii_lowercase();
         self.words.contains(&lower[..n])
     }
@@ -126,14 +141,14 @@ fn shown_at_some_width(token: &str) -> bool {
 
 fn is_hidden(e: &Element) -> bool {
     // One pass over the attributes: this runs for every element of every page.
-    e.attrs.iter().any(|(name, value)| match &**name {
-        "hidden" => true,
-        "aria-hidden" => value.trim().eq_ignore_ascii_case("true"),
-        "class" => {
+    e.attrs.iter().any(|(name, value)| match *name {
+        local_name!("hidden") => true,
+        local_name!("aria-hidden") => value.trim().eq_ignore_ascii_case("true"),
+        local_name!("class") => {
             value.split_ascii_whitespace().any(|t| HIDDEN_CLASSES.contains(&t))
                 && !value.split_ascii_whitespace().any(shown_at_some_width)
         }
-        "style" => hides_by_style(value),
+        local_name!("style") => hides_by_style(value),
         _ => false,
     })
 }

@@ -1,6 +1,8 @@
 //! A pruned view of a DOM: which nodes are kept, the words under each, and text
 //! rendering with block breaks. Extractors read the page through it.
 
+use std::sync::Arc;
+
 use html5ever::local_name;
 
 use super::profile::PruneRules;
@@ -8,13 +10,61 @@ use crate::dom::{DOCUMENT, Dom, NodeData, NodeId};
 
 pub struct View<'a> {
     pub dom: &'a Dom,
+    /// What no prune rule changes, shared by every view of the page.
+    counts: Arc<PageCounts>,
     pub keep: Vec<bool>,
     /// Words of kept text under each node.
     pub words: Vec<u32>,
-    /// Depth of each element (`<html>` is 0, as in the paper).
-    pub depth: Vec<u32>,
     /// `PruneRules::repeated_line_min_words`.
     repeated_line_min_words: usize,
+}
+
+/// The counts a view needs that no prune rule changes. `goce` builds two views of an
+/// article page (Algorithm 2's for the genre, then Algorithm 1's), so they are made once
+/// per page: counting words was a third of building a view.
+pub struct PageCounts {
+    /// Every node reachable from the document, parents before children.
+    order: Vec<NodeId>,
+    /// Words of each text node.
+    own_words: Vec<u32>,
+    /// Words a reader could see under each node, before pruning: a class rule
+    /// ("sidebar" in `site-content has-sidebar`) must not remove most of them. Script
+    /// and style text does not count, or a page heavy with inline JSON would let the
+    /// rules remove its real content.
+    readable_words: Vec<u32>,
+    /// Words inside `<a>` elements under each node.
+    link_words: Vec<u32>,
+    /// Depth of each element (`<html>` is 0, as in the paper).
+    depth: Vec<u32>,
+}
+
+impl PageCounts {
+    pub fn new(dom: &Dom) -> Self {
+        let n = dom.nodes.len();
+        let order = preorder(dom);
+        let mut readable = vec![true; n];
+        let mut depth = vec![0u32; n];
+        for &id in &order {
+            let parent = dom.nodes[id].parent;
+            readable[id] = !parent.is_some_and(|p| !readable[p])
+                && match &dom.nodes[id].data {
+                    NodeData::Element(e) => !super::profile::always_dropped(e.tag()),
+                    NodeData::Other => false,
+                    _ => true,
+                };
+            depth[id] = match parent {
+                Some(p) if p != DOCUMENT => depth[p] + 1,
+                _ => 0,
+            };
+        }
+        let own_words: Vec<u32> = dom.nodes.iter().map(|n| match &n.data {
+            NodeData::Text(t) => word_count(t),
+            _ => 0,
+        }).collect();
+        let readable_words = count_words(dom, &order, &readable, &own_words);
+        let link_words = count_link_words(dom, &order, &own_words);
+        Self { order, own_words, readable_words, link_words, depth }
+    }
 }
 
 /// Elements that start a new line (HTML's block-level and table elements).
@@ -31,62 +81,45 @@ pub(crate) fn is_block(tag: &str) -> bool {
 
 impl<'a> View<'a> {
     pub fn new(dom: &'a Dom, rules: &PruneRules) -> Self {
-        let n = dom.nodes.len();
-        let order = preorder(dom);
-        // Words a reader could see under each node, before pruning: a class rule
-        // ("sidebar" in `site-content has-sidebar`) must not remove most of them.
-        // Script and style text must not count, or a page heavy with inline JSON would
-        // let the rules remove its real content.
-        let mut readable = vec![true; n];
-        for &id in &order {
-            let hidden_parent = dom.nodes[id].parent.is_some_and(|p| !readable[p]);
-            readable[id] = !hidden_parent
-                && match &dom.nodes[id].data {
-                    NodeData::Element(e) => !super::profile::always_dropped(e.tag()),
-                    NodeData::Other => false,
-                    _ => true,
-                };
-        }
-        let own_words: Vec<u32> = dom.nodes.iter().map(|n| match &n.data {
-            NodeData::Text(t) => t.split_whitespace().count() as u32,
-            _ => 0,
-        }).collect();
-        let raw_words = count_words(dom, &order, &readable, &own_words);
-        let link_words = if rules.max_link_density < 1.0 { count_link_words(dom, &order, &own_words) } else { Vec::new() };
-        let limit = (f64::from(raw_words[DOCUMENT]) * rules.max_dropped_share) as u32;
-        let hidden_limit = (f64::from(raw_words[DOCUMENT]) * rules.max_hidden_share) as u32;
+        Self::with_counts(dom, Arc::new(PageCounts::new(dom)), rules)
+    }
+
+    /// A view over counts already made of `dom` (by [`PageCounts::new`]).
+    pub fn with_counts(dom: &'a Dom, counts: Arc<PageCounts>, rules: &PruneRules) -> Self {
+        let PageCounts { order, own_words, readable_words, link_words, .. } = &*counts;
+        let limit = (f64::from(readable_words[DOCUMENT]) * rules.max_dropped_share) as u32;
+        let hidden_limit = (f64::from(readable_words[DOCUMENT]) * rules.max_hidden_share) as u32;
         let names = rules.names();
         let link_list = |id: NodeId, tag: &str| {
-            !link_words.is_empty()
+            rules.max_link_density < 1.0
                 && is_block(tag)
                 && !matches!(tag, "body" | "html")
-                && raw_words[id] >= rules.link_block_min_words
-                && f64::from(link_words[id]) >= rules.max_link_density * f64::from(raw_words[id])
+                && readable_words[id] >= rules.link_block_min_words
+                && f64::from(link_words[id]) >= rules.max_link_density * f64::from(readable_words[id])
         };
 
-        let mut keep = vec![false; n];
-        let mut depth = vec![0u32; n];
-        for &id in &order {
-            let parent = dom.nodes[id].parent;
-            if id != DOCUMENT && !parent.is_some_and(|p| keep[p]) {
+        let mut keep = vec![false; dom.nodes.len()];
+        for &id in order {
+            if id != DOCUMENT && !dom.nodes[id].parent.is_some_and(|p| keep[p]) {
                 continue;
             }
             keep[id] = match &dom.nodes[id].data {
                 NodeData::Element(e) => {
                     let soft = rules.drops_by_name(e, &names) || link_list(id, e.tag());
-                    let hidden = rules.drops_as_hidden(e) && raw_words[id] <= hidden_limit.max(1);
-                    !(rules.drops_by_tag(e) || hidden || (soft && raw_words[id] <= limit.max(1)))
+                    let hidden = rules.drops_as_hidden(e) && readable_words[id] <= hidden_limit.max(1);
+                    !(rules.drops_by_tag(e) || hidden || (soft && readable_words[id] <= limit.max(1)))
                 }
                 NodeData::Other => false,
                 _ => true,
             };
-            depth[id] = match parent {
-                Some(p) if p != DOCUMENT => depth[p] + 1,
-                _ => 0,
-            };
         }
-        let words = count_words(dom, &order, &keep, &own_words);
-        Self { dom, keep, words, depth, repeated_line_min_words: rules.repeated_line_min_words }
+        let words = count_words(dom, order, &keep, own_words);
+        Self { dom, keep, words, counts, repeated_line_min_words: rules.repeated_line_min_words }
+    }
+
+    /// Depth of an element (`<html>` is 0, as in the paper).
+    pub fn depth(&self, id: NodeId) -> u32 {
+        self.counts.depth[id]
     }
 
     /// Kept element children.
@@ -144,6 +177,23 @@ impl<'a> View<'a> {
             NodeData::Other => {}
         }
     }
+}
+
+/// `text.split_whitespace().count()`, walking bytes where the text is ASCII (most is).
+fn word_count(text: &str) -> u32 {
+    if !text.is_ascii() {
+        return text.split_whitespace().count() as u32;
+    }
+    // Rust's whitespace among ASCII: tab, newline, vertical tab, form feed, return, space.
+    let is_space = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
+    let mut words = 0;
+    let mut in_word = false;
+    for &b in text.as_bytes() {
+        let space = is_space(b);
+        words += u32::from(!space && !in_word);
+        in_word = !space;
+    }
+    words
 }
 
 /// Every node reachable from the document, parents before children.
@@ -248,6 +298,13 @@ pub(crate) fn tidy(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::extract::profile::{ARTICLE_PRUNE, PAPER_PRUNE};
+
+    #[test]
+    fn words_are_counted_as_split_whitespace_counts_them() {
+        for text in ["", " ", "one", " two  words\t", "a\x0bb\x0cc\rd\ne", "\u{a0}non\u{2003}ascii spaces é", "x\x1fy"] {
+            assert_eq!(word_count(text) as usize, text.split_whitespace().count(), "{text:?}");
+        }
+    }
 
     #[test]
     fn a_repeated_line_is_kept_once_except_by_the_paper_rules() {
