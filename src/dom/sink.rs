@@ -137,7 +137,7 @@ impl TreeSink for ArenaSink {
 
     fn create_comment(&self, text: StrTendril) -> NodeId {
         let id = self.push(NodeData::Other);
-        if let Some(marker) = BoundaryMarker::of_comment(&text) {
+        if let Some(marker) = BoundaryMarker::of_comment(text.as_bytes()) {
             self.boundary_markers.borrow_mut().insert(id, marker);
         }
         id

@@ -19,10 +19,10 @@ pub enum BoundaryMarker {
 }
 
 impl BoundaryMarker {
-    pub fn of_comment(text: &str) -> Option<Self> {
+    pub fn of_comment(text: &[u8]) -> Option<Self> {
         match text {
-            "$" | "$?" | "$!" => Some(Self::Open),
-            "/$" => Some(Self::Close),
+            b"$" | b"$?" | b"$!" => Some(Self::Open),
+            b"/$" => Some(Self::Close),
             _ => None,
         }
     }

@@ -154,9 +154,9 @@ impl Prepass {
             match next {
                 Some(next) => {
                     pos = next;
-                    if self.collapse_blank_runs && !keeps_leading_newline(&bytes[lt + 1..]) {
+                    if self.collapse_blank_runs {
                         let run = bytes[next..].iter().take_while(|&&b| is_space(b)).count();
-                        if run > 1 && bytes.get(next + run) == Some(&b'<') {
+                        if run > 1 && bytes.get(next + run) == Some(&b'<') && !keeps_leading_newline(&bytes[lt + 1..]) {
                             out.cut(next + 1, next + run);
                         }
                         pos = next + run;
@@ -191,8 +191,7 @@ impl Prepass {
                 None => return None,
             }
         };
-        let text = std::str::from_utf8(&bytes[content..dashes]).unwrap_or_default();
-        if self.empty_comments && BoundaryMarker::of_comment(text).is_none() {
+        if self.empty_comments && BoundaryMarker::of_comment(&bytes[content..dashes]).is_none() {
             out.cut(content, dashes);
         }
         Some(next)

@@ -1,7 +1,7 @@
 //! A pruned view of a DOM: which nodes are kept, the words under each, and text
 //! rendering with block breaks. Extractors read the page through it.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use html5ever::local_name;
 
@@ -32,8 +32,9 @@ pub struct PageCounts {
     /// and style text does not count, or a page heavy with inline JSON would let the
     /// rules remove its real content.
     readable_words: Vec<u32>,
-    /// Words inside `<a>` elements under each node.
-    link_words: Vec<u32>,
+    /// Words inside `<a>` elements under each node, counted for the first rules that read
+    /// them (the list-view rules do not).
+    link_words: OnceLock<Vec<u32>>,
     /// Depth of each element (`<html>` is 0, as in the paper).
     depth: Vec<u32>,
 }
@@ -62,8 +63,7 @@ impl PageCounts {
             _ => 0,
         }).collect();
         let readable_words = count_words(dom, &order, &readable, &own_words);
-        let link_words = count_link_words(dom, &order, &own_words);
-        Self { order, own_words, readable_words, link_words, depth }
+        Self { order, own_words, readable_words, link_words: OnceLock::new(), depth }
     }
 }
 
@@ -86,12 +86,17 @@ impl<'a> View<'a> {
 
     /// A view over counts already made of `dom` (by [`PageCounts::new`]).
     pub fn with_counts(dom: &'a Dom, counts: Arc<PageCounts>, rules: &PruneRules) -> Self {
-        let PageCounts { order, own_words, readable_words, link_words, .. } = &*counts;
+        let PageCounts { order, own_words, readable_words, .. } = &*counts;
+        let link_words: &[u32] = if rules.max_link_density < 1.0 {
+            counts.link_words.get_or_init(|| count_link_words(dom, order, own_words))
+        } else {
+            &[]
+        };
         let limit = (f64::from(readable_words[DOCUMENT]) * rules.max_dropped_share) as u32;
         let hidden_limit = (f64::from(readable_words[DOCUMENT]) * rules.max_hidden_share) as u32;
         let names = rules.names();
         let link_list = |id: NodeId, tag: &str| {
-            rules.max_link_density < 1.0
+            !link_words.is_empty()
                 && is_block(tag)
                 && !matches!(tag, "body" | "html")
                 && readable_words[id] >= rules.link_block_min_words
