@@ -26,7 +26,7 @@ test:  ## All unit and integration tests (over the project's own fixtures)
 # The pages whose pictures and model outputs are recorded in models/check for the regression test.
 CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
 
-model: build  ## Retrain the ResNet and the html-features baseline on WCXB-dev on this CPU (~10 min); rewrites models/
+model: build  ## Retrain the ResNet and the html-features baseline on WCXB-dev on this CPU (~11 min); rewrites models/
 	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --out models $(addprefix --check-page ,$(CHECK_PAGES))
 
 model-web2text: build  ## Retrain Web2Text's two CNNs on CleanEval (+ WCXB-dev tuning pages) on this CPU (~1 min); rewrites models/web2text.*

@@ -9,7 +9,9 @@ use std::time::Duration;
 mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use goce_warc::classify::words::WordBag;
 use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice, Features, NetInput, find_models_dir};
+use goce_warc::extract::PageAnalysis;
 use goce_warc::dom::{Dom, DomLimits};
 use goce_warc::render::{Picture, RenderOptions, render_lite};
 
@@ -35,13 +37,31 @@ fn classify(c: &mut Criterion) {
     group.bench_function("html features", |b| {
         b.iter(|| {
             for dom in &doms {
-                black_box(Features::of(dom, ""));
+                black_box(Features::of_page(&PageAnalysis::new(dom), ""));
             }
         })
     });
+    group.bench_function("page words", |b| {
+        b.iter(|| {
+            for dom in &doms {
+                black_box(WordBag::of(dom, ""));
+            }
+        })
+    });
+    let resnet = Classifier::load(ClassifierKind::Resnet, &models, DeviceChoice::Cpu).expect("the shipped ResNet loads");
+    if let Classifier::Resnet(net) = &resnet
+        && let Some(words) = &net.words
+    {
+        group.bench_function("word model scores", |b| {
+            b.iter(|| {
+                for f in &features {
+                    black_box(words.log_probabilities(&f.words));
+                }
+            })
+        });
+    }
     group.finish();
 
-    let resnet = Classifier::load(ClassifierKind::Resnet, &models, DeviceChoice::Cpu).expect("the shipped ResNet loads");
     let mut group = c.benchmark_group("resnet-cpu");
     group.sample_size(10).measurement_time(Duration::from_secs(15));
     group.throughput(Throughput::Elements(CPU_BATCH as u64));

@@ -25,7 +25,8 @@ fn check_records() -> Vec<(Picture, Features, CheckRecord)> {
             let picture = Picture::from_png(&std::fs::read(dir.join(&r.picture)).unwrap()).unwrap();
             let mut values = [0.0f32; FEATURE_COUNT];
             values.copy_from_slice(&r.features);
-            (picture, Features(values), r)
+            let words = goce_warc::classify::words::WordBag(r.words.clone());
+            (picture, Features { values, words }, r)
         })
         .collect()
 }
@@ -163,6 +164,17 @@ fn a_missing_or_corrupt_model_is_a_clear_error_that_says_how_to_fix_it() {
     std::fs::write(broken.join("genre-resnet.json"), "{ not json").unwrap();
     let err = stderr(&classify_with_models(&broken, "resnet"));
     assert!(err.contains("not a goce-warc network spec") && err.contains(how_to_fix), "{err}");
+
+    // The word model the head fuses: missing, then with weights that do not fit its vocabulary.
+    let words = dir.path().join("words");
+    copy_models(&words);
+    std::fs::remove_file(words.join("genre-words.json")).unwrap();
+    let err = stderr(&classify_with_models(&words, "resnet"));
+    assert!(err.contains("genre-words.json") && err.contains(how_to_fix), "{err}");
+    let fields = r#"[{"name":"text","words":["reply"],"idf":[1]},{"name":"class","words":[],"idf":[]},{"name":"title","words":[],"idf":[]},{"name":"url","words":[],"idf":[]}]"#;
+    std::fs::write(words.join("genre-words.json"), format!(r#"{{"fields":{fields},"weights":[[0]]}}"#)).unwrap();
+    let err = stderr(&classify_with_models(&words, "resnet"));
+    assert!(err.contains("genre-words.json") && err.contains("shapes") && err.contains(how_to_fix), "{err}");
 
     std::fs::write(broken.join("html-features.json"), r#"{"feature_names":["a"],"mean":[0],"std":[1],"weights":[[0,0]]}"#).unwrap();
     let err = stderr(&classify_with_models(&broken, "html-features"));

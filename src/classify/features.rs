@@ -6,6 +6,7 @@
 
 use foldhash::HashMap;
 
+use super::words::WordBag;
 use crate::dom::{Dom, DOCUMENT, NodeData};
 use crate::extract::{ListAnalysis, PageAnalysis};
 
@@ -82,17 +83,27 @@ pub const FEATURE_COUNT: usize = FEATURES.len();
 /// The paper's features are the first this many.
 pub const PAPER_FEATURE_COUNT: usize = 11;
 
-/// Features as model input: counts are log1p-scaled, shares stay in [0, 1].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Features(pub [f32; FEATURE_COUNT]);
+/// Features as model input: counts are log1p-scaled, shares stay in [0, 1]; and, for
+/// the classifiers that read them, the page's words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Features {
+    pub values: [f32; FEATURE_COUNT],
+    /// Empty unless asked for ([`Features::with_words`]).
+    pub words: WordBag,
+}
 
 impl Features {
-    /// The features of a parsed page fetched from `url` (empty when unknown).
+    /// The features of a parsed page fetched from `url` (empty when unknown), words included.
     pub fn of(dom: &Dom, url: &str) -> Self {
-        Self::of_page(&PageAnalysis::new(dom), url)
+        Self::of_page(&PageAnalysis::new(dom), url).with_words(dom, url)
     }
 
-    /// The same, reusing (or leaving for the extractors) the page's list-view analysis.
+    /// Adds the page's words (the ResNet's word model reads them; html-features does not).
+    pub fn with_words(self, dom: &Dom, url: &str) -> Self {
+        Self { words: WordBag::of(dom, url), ..self }
+    }
+
+    /// The counts alone, reusing (or leaving for the extractors) the page's list-view analysis.
     pub fn of_page(page: &PageAnalysis<'_>, url: &str) -> Self {
         let dom = page.dom;
         let mut counts = Counts::default();
@@ -112,7 +123,7 @@ impl Features {
         };
         let flag = |b: bool| if b { 1.0f32 } else { 0.0 };
         let url = UrlShape::of(url);
-        Self([
+        let values = [
             log(counts.text_chars as f64),
             log(repeated.len() as f64),
             log(f64::from(repeated_elements)),
@@ -152,12 +163,13 @@ impl Features {
             flag(url.words[4]),
             flag(url.words[5]),
             flag(url.words[6]),
-        ])
+        ];
+        Self { values, words: WordBag::default() }
     }
 
     /// The paper's 11 features alone.
     pub fn paper(&self) -> &[f32] {
-        &self.0[..PAPER_FEATURE_COUNT]
+        &self.values[..PAPER_FEATURE_COUNT]
     }
 }
 
@@ -342,7 +354,7 @@ mod tests {
 
     fn feature(features: &Features, name: &str) -> f32 {
         let i = FEATURES.iter().position(|f| f.name == name).unwrap();
-        features.0[i]
+        features.values[i]
     }
 
     fn count(features: &Features, name: &str) -> f32 {

@@ -11,6 +11,7 @@ pub mod features;
 pub mod linear;
 pub mod resnet;
 pub mod train;
+pub mod words;
 
 use std::path::{Path, PathBuf};
 
@@ -137,6 +138,7 @@ impl ClassifierKind {
 pub const RESNET_WEIGHTS: &str = "genre-resnet.safetensors";
 pub const RESNET_SPEC: &str = "genre-resnet.json";
 pub const HTML_FEATURES_MODEL: &str = "html-features.json";
+pub const WORD_MODEL: &str = "genre-words.json";
 
 const HOW_TO_FIX: &str = "restore models/ from a clone of goce-warc (`git checkout -- models`), pass --models DIR, or retrain with `make model`";
 
@@ -217,6 +219,15 @@ impl Classifier {
         }
     }
 
+    /// The features this classifier reads from a page: the words only where its model uses them.
+    pub fn features_of(&self, page: &crate::extract::PageAnalysis<'_>, url: &str) -> Features {
+        let features = Features::of_page(page, url);
+        match self {
+            Self::Resnet(net) if net.words.is_some() => features.with_words(page.dom, url),
+            _ => features,
+        }
+    }
+
     /// Classifies pages in order; `pictures` may be empty for `html-features`.
     pub fn classify(&self, inputs: &[NetInput<'_>]) -> Result<Vec<Prediction>, ClassifyError> {
         match self {
@@ -233,7 +244,7 @@ impl Classifier {
         let dom = crate::extract::parse_page(html, limits, &crate::dom::FOR_RENDERING)
             .map_err(|e| ClassifyError::Page(format!("the page could not be parsed: {e}")))?;
         let picture = self.kind().needs_picture().then(|| crate::render::render_lite(&dom, &crate::render::RenderOptions::default()).picture);
-        let features = Features::of(&dom, url);
+        let features = self.features_of(&crate::extract::PageAnalysis::new(&dom), url);
         self.classify(&[NetInput { picture: picture.as_ref(), features: &features }])?
             .pop()
             .ok_or_else(|| ClassifyError::Torch("no prediction came back".into()))

@@ -13,7 +13,8 @@ use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
 
 use super::features::Features;
-use super::{ClassifyError, PAGE_TYPE_COUNT, PAGE_TYPES, Prediction, RESNET_SPEC, RESNET_WEIGHTS};
+use super::words::WordModel;
+use super::{ClassifyError, PAGE_TYPE_COUNT, PAGE_TYPES, Prediction, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL};
 use crate::render::Picture;
 
 /// The network's shape and its input contract, saved as `models/genre-resnet.json`.
@@ -37,6 +38,10 @@ pub struct NetSpec {
     /// The page is list-view when the list-view types' summed probability exceeds this.
     #[serde(default = "half")]
     pub list_view_threshold: f32,
+    /// Whether the word model's (`models/genre-words.json`) seven log-probabilities follow
+    /// the page features among the fused inputs.
+    #[serde(default)]
+    pub fuses_words: bool,
 }
 
 fn half() -> f32 {
@@ -60,8 +65,12 @@ impl NetSpec {
         if self.feature_mean.len() != n || self.feature_std.len() != n {
             return Err("feature statistics do not match the feature names".into());
         }
-        if n != 0 && n != super::features::FEATURE_COUNT {
-            return Err(format!("{n} fused features; this goce-warc computes {}", super::features::FEATURE_COUNT));
+        let expected = super::features::FEATURE_COUNT + if self.fuses_words { PAGE_TYPE_COUNT } else { 0 };
+        if n != 0 && n != expected {
+            return Err(format!("{n} fused features; this goce-warc computes {expected}"));
+        }
+        if n == 0 && self.fuses_words {
+            return Err("word scores are fused, but no page features".into());
         }
         if !(0.0..1.0).contains(&self.list_view_threshold) {
             return Err(format!("list-view threshold {} outside [0, 1)", self.list_view_threshold));
@@ -202,23 +211,35 @@ fn resized(picture: &Picture, side: usize) -> Vec<u8> {
     out
 }
 
-/// Standardised features [N, F] (F = 0 when the net does not fuse them).
-pub fn features_tensor(features: &[&Features], spec: &NetSpec, device: Device) -> Tensor {
-    let n = features.len() as i64;
+/// A page's fused inputs before standardisation: its features, then (with a word model)
+/// the word model's log-probabilities.
+pub fn fused_row(features: &Features, words: Option<&WordModel>) -> Vec<f32> {
+    let mut row = features.values.to_vec();
+    if let Some(model) = words {
+        row.extend(model.log_probabilities(&features.words));
+    }
+    row
+}
+
+/// Standardised fused rows [N, F] (F = 0 when the net does not fuse them).
+pub fn fused_tensor(rows: &[Vec<f32>], spec: &NetSpec, device: Device) -> Tensor {
+    let n = rows.len() as i64;
     if !spec.fuses_features() {
         return Tensor::zeros([n, 0], (Kind::Float, device));
     }
-    let rows: Vec<f32> = features
+    let values: Vec<f32> = rows
         .iter()
-        .flat_map(|f| f.0.iter().zip(&spec.feature_mean).zip(&spec.feature_std).map(|((v, m), s)| (v - m) / s))
+        .flat_map(|row| row.iter().zip(&spec.feature_mean).zip(&spec.feature_std).map(|((v, m), s)| (v - m) / s))
         .collect();
-    Tensor::from_slice(&rows).view([n, spec.feature_names.len() as i64]).to_device(device)
+    Tensor::from_slice(&values).view([n, spec.feature_names.len() as i64]).to_device(device)
 }
 
 /// The shipped model, loaded for inference.
 pub struct GenreNet {
     pub spec: NetSpec,
     pub device: Device,
+    /// Present when the spec fuses word scores.
+    pub words: Option<WordModel>,
     // LibTorch modules are used from one thread at a time.
     net: Mutex<(nn::VarStore, Net)>,
 }
@@ -240,7 +261,8 @@ impl GenreNet {
         if device.is_cuda() {
             vs.half();
         }
-        Ok(Self { spec, device, net: Mutex::new((vs, net)) })
+        let words = if spec.fuses_words { Some(load_word_model(&models.join(WORD_MODEL))?) } else { None };
+        Ok(Self { spec, device, words, net: Mutex::new((vs, net)) })
     }
 
     /// One forward pass over the inputs, predictions in input order.
@@ -251,10 +273,10 @@ impl GenreNet {
         let guard = self.net.lock().map_err(|_| ClassifyError::Torch("the network's lock was poisoned".into()))?;
         let (_, net) = &*guard;
         let pictures: Vec<Option<&Picture>> = inputs.iter().map(|i| i.picture).collect();
-        let features: Vec<&Features> = inputs.iter().map(|i| i.features).collect();
+        let rows: Vec<Vec<f32>> = inputs.iter().map(|i| fused_row(i.features, self.words.as_ref())).collect();
         let probs = tch::no_grad(|| -> Result<Vec<f32>, tch::TchError> {
             let mut images = pictures_tensor(&pictures, self.spec.input_size, self.device);
-            let mut feats = features_tensor(&features, &self.spec, self.device);
+            let mut feats = fused_tensor(&rows, &self.spec, self.device);
             if self.device.is_cuda() {
                 images = images.to_kind(Kind::Half);
                 feats = feats.to_kind(Kind::Half);
@@ -271,4 +293,16 @@ impl GenreNet {
             })
             .collect())
     }
+}
+
+/// Reads `models/genre-words.json`.
+pub fn load_word_model(path: &Path) -> Result<WordModel, ClassifyError> {
+    let err = |detail: String| ClassifyError::Model { path: path.to_path_buf(), detail };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let mut model: WordModel = serde_json::from_str(&text).map_err(|e| err(format!("not a goce-warc word model: {e}")))?;
+    if !model.is_consistent() {
+        return Err(err("its shapes do not fit its vocabulary and the 7 page types".into()));
+    }
+    model.index();
+    Ok(model)
 }

@@ -13,10 +13,11 @@ use tch::{Device, Kind, Tensor};
 
 use super::features::{FEATURE_COUNT, FEATURES, Features, PAPER_FEATURE_COUNT};
 use super::linear::{LINEAR_TRAINING, LinearModel, standardisation};
-use super::resnet::{Net, NetInput, NetSpec, features_tensor, pictures_tensor};
+use super::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
+use super::words::{WordModel, WordTraining, word_counts};
 use super::{
     ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction,
-    RESNET_SPEC, RESNET_WEIGHTS, select_device,
+    RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL, select_device,
 };
 use crate::dom::FOR_RENDERING;
 use crate::eval::dataset;
@@ -41,6 +42,12 @@ pub struct TrainConfig {
     pub widths: Vec<i64>,
     pub blocks: Vec<i64>,
     pub fuse_features: bool,
+    /// Fuse the word model's scores too (needs `fuse_features`).
+    pub fuse_words: bool,
+    pub words: WordTraining,
+    /// Folds (by domain) for the word scores the training pages are shown: each page's
+    /// come from a word model that did not see its domain, as at inference.
+    pub word_folds: u64,
     pub dropout: f64,
     /// Random shift of the picture in training, in pixels.
     pub max_shift: usize,
@@ -70,6 +77,9 @@ impl Default for TrainConfig {
             widths: vec![32, 64, 128, 256],
             blocks: vec![1, 1, 1, 1],
             fuse_features: true,
+            fuse_words: true,
+            words: WordTraining::default(),
+            word_folds: 5,
             dropout: 0.2,
             max_shift: 16,
             url_dropout: 0.3,
@@ -124,6 +134,9 @@ pub(crate) fn splitmix(mut x: u64) -> u64 {
 /// A page ready for training.
 pub struct Sample {
     pub id: String,
+    pub domain: String,
+    /// Distinct (field, word) pairs with counts, for the word model's vocabulary.
+    pub words: Vec<(usize, String, u32)>,
     pub split: Split,
     pub label: PageType,
     pub picture: Picture,
@@ -145,6 +158,8 @@ pub fn prepare(config: &TrainConfig) -> Result<(Vec<Sample>, BTreeMap<String, us
             let key = if page.url.is_empty() { page.id.as_str() } else { domain_of(&page.url) };
             Ok(Sample {
                 id: page.id.clone(),
+                domain: key.to_string(),
+                words: word_counts(&dom, &page.url),
                 split: split_of(key, config.seed, config.train_percent, config.validation_percent),
                 label,
                 features: Features::of(&dom, &page.url),
@@ -241,6 +256,9 @@ pub struct TrainReport {
     pub html_features: BTreeMap<String, Scores>,
     /// Ablation, not shipped: the same linear model over all the fused features (no picture).
     pub all_features_linear: BTreeMap<String, Scores>,
+    /// Ablation, not shipped: the word model alone.
+    pub words_only: BTreeMap<String, Scores>,
+    pub word_vocabulary: usize,
     pub prepare_seconds: f64,
 }
 
@@ -313,34 +331,79 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
         html_features.insert(name.to_string(), score(&gold, &predicted));
     }
     log(&format!("html-features: test type accuracy {:.3}, genre accuracy {:.3}", html_features["test"].type_accuracy, html_features["test"].genre_accuracy));
-    let all_names: Vec<String> = FEATURES.iter().map(|f| f.name.to_string()).collect();
-    let all_rows: Vec<Vec<f32>> = train_set.iter().map(|s| s.features.0.to_vec()).collect();
-    let all_linear = LinearModel::train(all_names, &all_rows, &labels, &weights, LINEAR_TRAINING);
+    // The word model: fitted on the training domains; the training pages' own scores come
+    // from fold models that did not see their domain, so the head learns how far to trust
+    // the words on pages they were not fitted to.
+    let words_started = Instant::now();
+    let word_model = WordModel::train(&train_set.iter().map(|s| s.words.clone()).collect::<Vec<_>>(), &labels, &weights, &config.words)?;
+    let folds = config.word_folds.max(2);
+    let fold_of = |s: &Sample| splitmix(super::words::word_hash(0, &s.domain)) % folds;
+    let mut train_word_scores = vec![[0.0f32; PAGE_TYPE_COUNT]; train_set.len()];
+    for fold in 0..folds {
+        let (inside, outside): (Vec<usize>, Vec<usize>) = (0..train_set.len()).partition(|&i| fold_of(train_set[i]) == fold);
+        if inside.is_empty() {
+            continue;
+        }
+        let docs: Vec<_> = outside.iter().map(|&i| train_set[i].words.clone()).collect();
+        let fold_labels: Vec<usize> = outside.iter().map(|&i| labels[i]).collect();
+        let model = WordModel::train(&docs, &fold_labels, &weights, &config.words)?;
+        for i in inside {
+            train_word_scores[i] = model.log_probabilities(&train_set[i].features.words);
+        }
+    }
+    write_json(&config.out.join(WORD_MODEL), &word_model)?;
+    log(&format!("words: {} words, fitted in {:.0}s", word_model.columns(), words_started.elapsed().as_secs_f64()));
+    let mut words_only = BTreeMap::new();
+    for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
+        let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(word_model.log_probabilities(&s.features.words).map(f32::exp))).collect();
+        let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+        words_only.insert(name.to_string(), score(&gold, &predicted));
+    }
+    log(&format!("words alone: test type accuracy {:.3}, genre accuracy {:.3}", words_only["test"].type_accuracy, words_only["test"].genre_accuracy));
+
+    // The fused inputs: features, then (when fused) the word scores.
+    let fuse_words = config.fuse_features && config.fuse_words;
+    let row = |s: &Sample, scores: Option<[f32; PAGE_TYPE_COUNT]>| {
+        let mut row = s.features.values.to_vec();
+        if fuse_words {
+            row.extend(scores.unwrap_or_else(|| word_model.log_probabilities(&s.features.words)));
+        }
+        row
+    };
+    let train_rows: Vec<Vec<f32>> = train_set.iter().zip(&train_word_scores).map(|(s, w)| row(s, Some(*w))).collect();
+    let validation_rows: Vec<Vec<f32>> = validation_set.iter().map(|s| row(s, None)).collect();
+    let mut all_names: Vec<String> = FEATURES.iter().map(|f| f.name.to_string()).collect();
+    if fuse_words {
+        all_names.extend(PAGE_TYPES.iter().map(|t| format!("words_{}", t.name())));
+    }
+    let all_linear = LinearModel::train(all_names.clone(), &train_rows, &labels, &weights, LINEAR_TRAINING);
     let mut all_features_linear = BTreeMap::new();
     for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
-        let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(all_linear.probabilities(&s.features.0))).collect();
+        let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(all_linear.probabilities(&row(s, None)))).collect();
         let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
         all_features_linear.insert(name.to_string(), score(&gold, &predicted));
     }
+    log(&format!("linear over the fused inputs: test type accuracy {:.3}, genre accuracy {:.3}", all_features_linear["test"].type_accuracy, all_features_linear["test"].genre_accuracy));
 
     // The ResNet.
     let options = RenderOptions::default();
-    let (mean, std) = standardisation(&all_rows, FEATURE_COUNT);
+    let (mean, std) = standardisation(&train_rows, all_names.len());
     let spec = NetSpec {
         widths: config.widths.clone(),
         blocks: config.blocks.clone(),
         input_size: i64::from(options.size),
         renderer: renderer_description(&options),
-        feature_names: if config.fuse_features { FEATURES.iter().map(|f| f.name.to_string()).collect() } else { Vec::new() },
+        feature_names: if config.fuse_features { all_names } else { Vec::new() },
         feature_mean: if config.fuse_features { mean } else { Vec::new() },
         feature_std: if config.fuse_features { std } else { Vec::new() },
         dropout: config.dropout,
         classes: PAGE_TYPES.iter().map(|t| t.name().to_string()).collect(),
         list_view_threshold: 0.5,
+        fuses_words: fuse_words,
     };
     let trained = Instant::now();
     let start = config.fuse_features.then_some(all_linear.weights.as_slice());
-    let (epochs, best_epoch, parameters) = train_resnet(config, &spec, device, &train_set, &validation_set, &weights, start, log)?;
+    let (epochs, best_epoch, parameters) = train_resnet(config, &spec, device, (&train_set, &train_rows), (&validation_set, &validation_rows), &weights, start, log)?;
     let resnet_train_seconds = trained.elapsed().as_secs_f64();
     write_json(&config.out.join(RESNET_SPEC), &spec)?;
 
@@ -377,6 +440,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
         resnet,
         html_features,
         all_features_linear,
+        words_only,
+        word_vocabulary: word_model.columns(),
         prepare_seconds,
     };
     write_json(&config.out.join("metrics.json"), &report)?;
@@ -439,8 +504,8 @@ fn train_resnet(
     config: &TrainConfig,
     spec: &NetSpec,
     device: Device,
-    train_set: &[&Sample],
-    validation_set: &[&Sample],
+    (train_set, train_rows): (&[&Sample], &[Vec<f32>]),
+    (validation_set, validation_rows): (&[&Sample], &[Vec<f32>]),
     class_weights: &[f32],
     start: Option<&[Vec<f32>]>,
     log: &dyn Fn(&str),
@@ -488,22 +553,21 @@ fn train_resnet(
                 })
                 .collect();
             let picture_refs: Vec<Option<&Picture>> = pictures.iter().map(Some).collect();
-            let without_url: Vec<Features> = batch
+            let rows: Vec<Vec<f32>> = batch
                 .iter()
                 .map(|&i| {
-                    let mut f = train_set[i].features;
+                    let mut row = train_rows[i].clone();
                     if (next() % 1000) as f64 / 1000.0 < config.url_dropout {
                         for &k in &url_features {
-                            f.0[k] = 0.0;
+                            row[k] = 0.0;
                         }
                     }
-                    f
+                    row
                 })
                 .collect();
-            let features: Vec<&Features> = without_url.iter().collect();
             let targets: Vec<i64> = batch.iter().map(|&i| train_set[i].label.index() as i64).collect();
             let images = pictures_tensor(&picture_refs, spec.input_size, device);
-            let feats = features_tensor(&features, spec, device);
+            let feats = fused_tensor(&rows, spec, device);
             let logits = net.forward(&images, &feats, true);
             let loss = weighted_loss(&logits, &Tensor::from_slice(&targets).to_device(device), &weights);
             optimizer.backward_step(&loss);
@@ -513,11 +577,10 @@ fn train_resnet(
         let (validation_loss, predicted) = tch::no_grad(|| {
             let mut loss = 0.0;
             let mut predicted = Vec::new();
-            for chunk in validation_set.chunks(64) {
+            for (chunk, rows) in validation_set.chunks(64).zip(validation_rows.chunks(64)) {
                 let pictures: Vec<Option<&Picture>> = chunk.iter().map(|s| Some(&s.picture)).collect();
-                let features: Vec<&Features> = chunk.iter().map(|s| &s.features).collect();
                 let targets: Vec<i64> = chunk.iter().map(|s| s.label.index() as i64).collect();
-                let logits = net.forward(&pictures_tensor(&pictures, spec.input_size, device), &features_tensor(&features, spec, device), false);
+                let logits = net.forward(&pictures_tensor(&pictures, spec.input_size, device), &fused_tensor(rows, spec, device), false);
                 let targets = Tensor::from_slice(&targets).to_device(device);
                 loss += logits.cross_entropy_for_logits(&targets).double_value(&[]) * chunk.len() as f64;
                 let probs = Vec::<f32>::try_from(logits.softmax(-1, Kind::Float).to_device(Device::Cpu).flatten(0, -1)).unwrap_or_default();
@@ -573,7 +636,8 @@ fn record_check_outputs(config: &TrainConfig, net: &GenreNet, linear: &LinearMod
         let resnet = net.predict(&[NetInput { picture: Some(&picture), features: &features }])?.remove(0);
         records.push(CheckRecord {
             picture: format!("{name}.png"),
-            features: features.0.to_vec(),
+            features: features.values.to_vec(),
+            words: features.words.0.clone(),
             resnet: resnet.probabilities.to_vec(),
             html_features: linear.probabilities(features.paper()).to_vec(),
         });
@@ -586,6 +650,9 @@ fn record_check_outputs(config: &TrainConfig, net: &GenreNet, linear: &LinearMod
 pub struct CheckRecord {
     pub picture: String,
     pub features: Vec<f32>,
+    /// The page's hashed word counts.
+    #[serde(default)]
+    pub words: Vec<(u64, u32)>,
     pub resnet: Vec<f32>,
     pub html_features: Vec<f32>,
 }
@@ -637,6 +704,7 @@ pub fn model_card(report: &TrainReport) -> String {
     out += "| file | what |\n|---|---|\n";
     out += &format!("| `{RESNET_WEIGHTS}` | the ResNet's weights (safetensors) |\n");
     out += &format!("| `{RESNET_SPEC}` | its shape, input contract and feature statistics |\n");
+    out += &format!("| `{WORD_MODEL}` | the word model whose scores the ResNet's head fuses (vocabulary, IDF, weights) |\n");
     out += &format!("| `{HTML_FEATURES_MODEL}` | the html-features baseline (the paper's 11 features, linear) |\n");
     out += "| `metrics.json` | the training run: settings, split, epochs, every score below |\n";
     out += "| `check/` | pictures, features and recorded outputs for the regression test |\n\n";
@@ -673,9 +741,16 @@ pub fn model_card(report: &TrainReport) -> String {
         "- Page features fused into the head: {} (HTML structure, Algorithm 2 list statistics, schema.org / Open Graph types, prices, URL shape and words; see src/classify/features.rs).\n\n",
         if c.fuse_features { format!("{} (log1p counts and shares, standardised with the training set's statistics)", FEATURE_COUNT) } else { "none".into() }
     );
+    if report.resnet_spec.as_ref().is_some_and(|s| s.fuses_words) {
+        out.truncate(out.trim_end().len());
+        out += &format!(
+            "\n- The word model's seven log-probabilities, fused the same way: a multinomial logistic regression (L2 {}, class-balanced, {} full-batch Adam steps) over TF-IDF (sublinear tf, each field L2-normalised) of the page's words in four fields: visible text, class and id words, title, URL path. Per field the words in at least {:?} training pages (text, class, title, url), at most {} each: {} words in all, learned from the training domains only (src/classify/words.rs). The training pages' scores come from {} fold models, split by domain, that did not see the page's domain.\n\n",
+            c.words.l2, c.words.steps, c.words.min_df, c.words.max_words, report.word_vocabulary, c.word_folds
+        );
+    }
     out += "## Network and training\n\n";
     out += &format!(
-        "ResNet with basic blocks: stem 7x7/2 conv + 3x3/2 max-pool, stages of widths {:?} with {:?} blocks, global average pooling, dropout {}; the logits are the sum of a linear head over the pooled picture features (started at zero) and a linear head over the page features, which is the features-only linear model below, fixed during training: the network starts as that model and the picture corrects it. {} trained parameters.\n\n",
+        "ResNet with basic blocks: stem 7x7/2 conv + 3x3/2 max-pool, stages of widths {:?} with {:?} blocks, global average pooling, dropout {}; the logits are the sum of a linear head over the pooled picture features (started at zero) and a linear head over the fused inputs, which is the linear model without picture below, fixed during training: the network starts as that model and the picture corrects it. {} trained parameters.\n\n",
         c.widths, c.blocks, c.dropout, report.resnet_parameters
     );
     out += &format!(
@@ -695,8 +770,15 @@ pub fn model_card(report: &TrainReport) -> String {
     );
     out += "## Held-out test domains\n\n";
     out += "| classifier | pages | genre accuracy | genre macro-F1 | type accuracy | type macro-F1 |\n|---|---|---|---|---|---|\n";
-    let all_features = format!("linear over all {FEATURE_COUNT} features, no picture (ablation, not shipped)");
-    for (name, scores) in [("resnet", &report.resnet), ("html-features", &report.html_features), (all_features.as_str(), &report.all_features_linear)] {
+    let fused = report.resnet_spec.as_ref().map_or(FEATURE_COUNT, |s| s.feature_names.len());
+    let all_features = format!("linear over the {fused} fused inputs, no picture (ablation, not shipped)");
+    let rows = [
+        ("resnet", &report.resnet),
+        ("html-features", &report.html_features),
+        (all_features.as_str(), &report.all_features_linear),
+        ("word model alone (ablation, not shipped)", &report.words_only),
+    ];
+    for (name, scores) in rows {
         if let Some(t) = scores.get("test") {
             out += &format!(
                 "| {name} | {} | {} | {:.3} | {} | {:.3} |\n",

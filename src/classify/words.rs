@@ -1,0 +1,451 @@
+//! The page's words as classifier input: what a page says ("reply", "add to cart",
+//! "parameters", "sign in") and what its markup calls its parts (`post-body`,
+//! `product-price`, `pagination`) tell its type across sites far better than counts do.
+//!
+//! A page becomes a [`WordBag`]: four fields (visible text, class and id words, title,
+//! URL path), each word hashed with its field. [`WordModel`] weighs the bag by TF-IDF
+//! (sublinear term frequency, each field L2-normalised) and scores it with a multinomial
+//! logistic regression; its seven log-probabilities are fused into the ResNet's head like
+//! the other page features. The vocabulary is learned by `make model` from the training
+//! domains only and stored as words in `models/genre-words.json`.
+
+use std::hash::{BuildHasher, Hasher};
+
+use foldhash::HashMap;
+use tch::{Device, Kind, Tensor};
+
+use super::PAGE_TYPE_COUNT;
+use crate::dom::{DOCUMENT, Dom, NodeData};
+
+/// The bag's fields, in column order.
+pub const FIELDS: [&str; 4] = ["text", "class", "title", "url"];
+
+/// Words read per field and page: a resource bound, far above what decides the type.
+pub const MAX_WORDS_PER_FIELD: usize = 20_000;
+
+/// Tags whose text is not shown.
+const HIDDEN_TEXT: &[&str] = &[
+    "style", "script", "noscript", "template", "title", "head", "svg",
+];
+
+/// The hashed, counted words of one page, sorted by hash.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WordBag(pub Vec<(u64, u32)>);
+
+impl WordBag {
+    pub fn of(dom: &Dom, url: &str) -> Self {
+        let mut counts: HashMap<u64, u32> = HashMap::default();
+        for_each_word(dom, url, &mut |field, word| {
+            *counts.entry(word_hash(field, word)).or_default() += 1
+        });
+        let mut bag: Vec<(u64, u32)> = counts.into_iter().collect();
+        bag.sort_unstable();
+        Self(bag)
+    }
+}
+
+/// A word's key: its field and its (lower-case) text, hashed with a fixed seed so that
+/// training and every later run agree.
+pub fn word_hash(field: usize, word: &str) -> u64 {
+    let mut hasher = foldhash::fast::FixedState::with_seed(0x600d_3a6e).build_hasher();
+    hasher.write_u8(field as u8);
+    hasher.write(word.as_bytes());
+    hasher.finish()
+}
+
+/// Calls `f(field, word)` for every word of the page, lower-cased: words are runs of
+/// letters and digits of two or more characters, not all digits; class and id values
+/// are also cut where camelCase turns upper.
+pub fn for_each_word(dom: &Dom, url: &str, f: &mut dyn FnMut(usize, &str)) {
+    let mut words = Words::default();
+    let mut title = String::new();
+    let mut budget = [MAX_WORDS_PER_FIELD; FIELDS.len()];
+    // (node, inside hidden text, inside <title>)
+    let mut stack = vec![(DOCUMENT, false, false)];
+    while let Some((id, hidden, in_title)) = stack.pop() {
+        let node = &dom.nodes[id];
+        match &node.data {
+            NodeData::Text(text) if in_title => title.push_str(text),
+            NodeData::Text(text) if !hidden => {
+                words.split(text, false, &mut |w| emit(0, w, &mut budget, f))
+            }
+            NodeData::Element(element) => {
+                for name in ["class", "id"] {
+                    if let Some(value) = element.attr(name) {
+                        words.split(value, true, &mut |w| emit(1, w, &mut budget, f));
+                    }
+                }
+                let tag = element.tag();
+                let hidden = hidden || HIDDEN_TEXT.contains(&tag);
+                let in_title = in_title || tag == "title";
+                stack.extend(node.children.iter().rev().map(|&c| (c, hidden, in_title)));
+            }
+            _ => stack.extend(node.children.iter().rev().map(|&c| (c, hidden, in_title))),
+        }
+    }
+    words.split(&title, false, &mut |w| emit(2, w, &mut budget, f));
+    let rest = url.split_once("://").map_or("", |(_, r)| r);
+    let path = rest.find('/').map_or("", |i| &rest[i..]);
+    words.split(path, false, &mut |w| emit(3, w, &mut budget, f));
+}
+
+fn emit(
+    field: usize,
+    word: &str,
+    budget: &mut [usize; FIELDS.len()],
+    f: &mut dyn FnMut(usize, &str),
+) {
+    if budget[field] > 0 {
+        budget[field] -= 1;
+        f(field, word);
+    }
+}
+
+/// A reused buffer for the current word.
+#[derive(Default)]
+struct Words {
+    word: String,
+    chars: usize,
+    digits_only: bool,
+}
+
+impl Words {
+    fn split(&mut self, text: &str, camel_case: bool, out: &mut dyn FnMut(&str)) {
+        let mut previous_lower = false;
+        for c in text.chars() {
+            if !c.is_alphanumeric() {
+                self.flush(out);
+                previous_lower = false;
+                continue;
+            }
+            if camel_case && previous_lower && c.is_uppercase() {
+                self.flush(out);
+            }
+            previous_lower = c.is_lowercase();
+            if self.chars == 0 {
+                self.digits_only = true;
+            }
+            self.digits_only &= c.is_ascii_digit();
+            self.chars += 1;
+            self.word.extend(c.to_lowercase());
+        }
+        self.flush(out);
+    }
+
+    fn flush(&mut self, out: &mut dyn FnMut(&str)) {
+        if self.chars >= 2 && !self.digits_only {
+            out(&self.word);
+        }
+        self.word.clear();
+        self.chars = 0;
+    }
+}
+
+/// One field's vocabulary and inverse document frequencies.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct WordField {
+    pub name: String,
+    pub words: Vec<String>,
+    pub idf: Vec<f32>,
+}
+
+/// TF-IDF over the bag and a multinomial logistic regression; `models/genre-words.json`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct WordModel {
+    pub fields: Vec<WordField>,
+    /// Per page type: the bias, then a weight per word (fields in order).
+    pub weights: Vec<Vec<f32>>,
+    #[serde(skip)]
+    columns: HashMap<u64, (usize, usize)>,
+}
+
+/// Log-probabilities are floored here, so one confident word model cannot swamp the head.
+const LOG_FLOOR: f32 = 1e-4;
+
+impl WordModel {
+    fn new(fields: Vec<WordField>, weights: Vec<Vec<f32>>) -> Self {
+        let mut model = Self {
+            fields,
+            weights,
+            columns: HashMap::default(),
+        };
+        model.index();
+        model
+    }
+
+    /// Builds the hash → (field, column) map; call after deserialising.
+    pub fn index(&mut self) {
+        let mut column = 0;
+        self.columns.clear();
+        for (f, field) in self.fields.iter().enumerate() {
+            for word in &field.words {
+                self.columns.insert(word_hash(f, word), (f, column));
+                column += 1;
+            }
+        }
+    }
+
+    pub fn columns(&self) -> usize {
+        self.fields.iter().map(|f| f.words.len()).sum()
+    }
+
+    /// Whether the stored shapes fit together.
+    pub fn is_consistent(&self) -> bool {
+        let columns = self.columns();
+        self.fields.len() == FIELDS.len()
+            && self.fields.iter().all(|f| f.words.len() == f.idf.len())
+            && self.weights.len() == PAGE_TYPE_COUNT
+            && self
+                .weights
+                .iter()
+                .all(|w| w.len() == columns + 1 && w.iter().all(|v| v.is_finite()))
+    }
+
+    /// The bag as sparse TF-IDF columns, each field's part of unit length.
+    fn tf_idf(&self, bag: &WordBag) -> Vec<(usize, f32)> {
+        let mut entries = Vec::new();
+        let mut norms = [0.0f32; FIELDS.len()];
+        for &(hash, count) in &bag.0 {
+            if let Some(&(field, column)) = self.columns.get(&hash) {
+                let offset: usize = self.fields[..field].iter().map(|f| f.words.len()).sum();
+                let value = (1.0 + (count as f32).ln()) * self.fields[field].idf[column - offset];
+                norms[field] += value * value;
+                entries.push((field, column, value));
+            }
+        }
+        entries
+            .into_iter()
+            .map(|(field, column, value)| (column, value / norms[field].sqrt().max(1e-12)))
+            .collect()
+    }
+
+    /// The page types' log-probabilities (floored at ln 1e-4).
+    pub fn log_probabilities(&self, bag: &WordBag) -> [f32; PAGE_TYPE_COUNT] {
+        let entries = self.tf_idf(bag);
+        let mut logits = [0.0f32; PAGE_TYPE_COUNT];
+        for (logit, w) in logits.iter_mut().zip(&self.weights) {
+            *logit = w[0] + entries.iter().map(|&(c, v)| w[c + 1] * v).sum::<f32>();
+        }
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let sum: f32 = logits.iter().map(|l| (l - max).exp()).sum();
+        logits.map(|l| ((l - max).exp() / sum).max(LOG_FLOOR).ln())
+    }
+
+    /// Learns the vocabulary (per field: words in at least `min_df` training pages, the
+    /// `max_words` most common) and the regression. `docs[i]` lists page i's distinct
+    /// (field, word) pairs with counts.
+    pub fn train(
+        docs: &[Vec<(usize, String, u32)>],
+        labels: &[usize],
+        class_weights: &[f32],
+        settings: &WordTraining,
+    ) -> Result<Self, tch::TchError> {
+        let n = docs.len().max(1) as f32;
+        let mut df: Vec<HashMap<&str, u32>> = vec![HashMap::default(); FIELDS.len()];
+        for doc in docs {
+            for (field, word, _) in doc {
+                *df[*field].entry(word.as_str()).or_default() += 1;
+            }
+        }
+        let fields: Vec<WordField> = df
+            .iter()
+            .enumerate()
+            .map(|(f, counts)| {
+                let min_df = settings.min_df[f];
+                let mut kept: Vec<(&str, u32)> = counts
+                    .iter()
+                    .filter(|(_, d)| **d >= min_df)
+                    .map(|(w, d)| (*w, *d))
+                    .collect();
+                kept.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+                kept.truncate(settings.max_words);
+                kept.sort_by(|a, b| a.0.cmp(b.0));
+                WordField {
+                    name: FIELDS[f].to_string(),
+                    idf: kept
+                        .iter()
+                        .map(|(_, d)| ((1.0 + n) / (1.0 + *d as f32)).ln() + 1.0)
+                        .collect(),
+                    words: kept.into_iter().map(|(w, _)| w.to_string()).collect(),
+                }
+            })
+            .collect();
+        let mut model = Self::new(fields, vec![vec![0.0; 1]; PAGE_TYPE_COUNT]);
+        let columns = model.columns();
+        let mut x = vec![0.0f32; docs.len() * columns];
+        for (row, doc) in x.chunks_exact_mut(columns.max(1)).zip(docs) {
+            let bag = WordBag(doc.iter().map(|(f, w, c)| (word_hash(*f, w), *c)).collect());
+            for (column, value) in model.tf_idf(&bag) {
+                row[column] = value;
+            }
+        }
+        let device = Device::Cpu;
+        let x = Tensor::from_slice(&x).view([docs.len() as i64, columns as i64]);
+        let targets = Tensor::from_slice(&labels.iter().map(|&l| l as i64).collect::<Vec<_>>());
+        let sample_weights: Vec<f32> = labels.iter().map(|&l| class_weights[l]).collect();
+        let sample_weights = Tensor::from_slice(&sample_weights);
+        let total = sample_weights.sum(Kind::Float);
+        let w = Tensor::zeros(
+            [columns as i64, PAGE_TYPE_COUNT as i64],
+            (Kind::Float, device),
+        )
+        .set_requires_grad(true);
+        let b =
+            Tensor::zeros([PAGE_TYPE_COUNT as i64], (Kind::Float, device)).set_requires_grad(true);
+        // Full-batch Adam on a convex loss, written out: two tensors need no VarStore.
+        let (mut m_w, mut v_w) = (w.zeros_like(), w.zeros_like());
+        let (mut m_b, mut v_b) = (b.zeros_like(), b.zeros_like());
+        let (beta1, beta2, lr) = (0.9f64, 0.999f64, settings.learning_rate);
+        for step in 1..=settings.steps {
+            let logits = x.matmul(&w) + &b;
+            let picked = logits
+                .log_softmax(-1, Kind::Float)
+                .gather(1, &targets.unsqueeze(1), false)
+                .squeeze_dim(1);
+            let loss = -(picked * &sample_weights).sum(Kind::Float) / &total
+                + w.square().sum(Kind::Float) * settings.l2;
+            let (gw, gb) = {
+                let grads = Tensor::run_backward(&[loss], &[&w, &b], false, false);
+                (grads[0].shallow_clone(), grads[1].shallow_clone())
+            };
+            tch::no_grad(|| {
+                for (p, g, m, v) in [(&w, &gw, &mut m_w, &mut v_w), (&b, &gb, &mut m_b, &mut v_b)] {
+                    *m = &*m * beta1 + g * (1.0 - beta1);
+                    *v = &*v * beta2 + g.square() * (1.0 - beta2);
+                    let m_hat = &*m / (1.0 - beta1.powi(step as i32));
+                    let v_hat = &*v / (1.0 - beta2.powi(step as i32));
+                    let mut p = p.shallow_clone();
+                    let _ = p.f_sub_(&(m_hat / (v_hat.sqrt() + 1e-8) * lr));
+                }
+            });
+        }
+        let w = Vec::<f32>::try_from(w.detach().transpose(0, 1).contiguous().flatten(0, -1))?;
+        let b = Vec::<f32>::try_from(b.detach())?;
+        model.weights = (0..PAGE_TYPE_COUNT)
+            .map(|k| {
+                std::iter::once(b[k])
+                    .chain(w[k * columns..(k + 1) * columns].iter().copied())
+                    .collect()
+            })
+            .collect();
+        Ok(model)
+    }
+}
+
+/// How the word model is fitted.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct WordTraining {
+    /// Per field (text, class, title, url): pages a word must appear in to be kept.
+    pub min_df: [u32; FIELDS.len()],
+    /// Words kept per field.
+    pub max_words: usize,
+    /// L2 penalty on the weights (the loss is the class-weighted mean cross-entropy).
+    pub l2: f64,
+    pub steps: usize,
+    pub learning_rate: f64,
+}
+
+impl Default for WordTraining {
+    fn default() -> Self {
+        Self {
+            min_df: [3, 3, 2, 2],
+            max_words: 5000,
+            l2: 5e-5,
+            steps: 300,
+            learning_rate: 0.05,
+        }
+    }
+}
+
+/// A page's distinct (field, word) pairs with counts, for training.
+pub fn word_counts(dom: &Dom, url: &str) -> Vec<(usize, String, u32)> {
+    let mut counts: std::collections::BTreeMap<(usize, String), u32> =
+        std::collections::BTreeMap::new();
+    for_each_word(dom, url, &mut |field, word| {
+        *counts.entry((field, word.to_string())).or_default() += 1
+    });
+    counts.into_iter().map(|((f, w), c)| (f, w, c)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom::DomLimits;
+
+    fn words(html: &str, url: &str) -> Vec<(usize, String, u32)> {
+        let dom = Dom::parse_with_styles(
+            html,
+            DomLimits {
+                max_elements: 1000,
+                deadline: None,
+            },
+        )
+        .unwrap();
+        word_counts(&dom, url)
+    }
+
+    #[test]
+    fn fields_hold_shown_text_markup_words_title_and_path() {
+        let got = words(
+            "<title>Reply to: Bikes</title><style>.x{}</style><body><div class='postBody post-2' id=main>Add to cart, add it! 2024 a</div><script>var cart</script></body>",
+            "https://shop.example/Forum/viewtopic.php?t=12",
+        );
+        let field = |f: usize| {
+            got.iter()
+                .filter(|(g, _, _)| *g == f)
+                .map(|(_, w, c)| format!("{w}:{c}"))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            field(0),
+            ["add:2", "cart:1", "it:1", "to:1"],
+            "script and style are not shown; one-letter words and numbers are dropped"
+        );
+        assert_eq!(
+            field(1),
+            ["body:1", "main:1", "post:2"],
+            "camelCase and dashes split class words"
+        );
+        assert_eq!(field(2), ["bikes:1", "reply:1", "to:1"]);
+        assert_eq!(
+            field(3),
+            ["forum:1", "php:1", "viewtopic:1"],
+            "the host and the query are not path words"
+        );
+    }
+
+    #[test]
+    fn a_trained_model_separates_pages_by_their_words() {
+        let page = |type_word: &str, i: usize| {
+            vec![
+                (0usize, type_word.to_string(), 3u32),
+                (0, format!("filler{}", i % 4), 1),
+                (1, "content".to_string(), 1),
+            ]
+        };
+        let docs: Vec<_> = (0..40)
+            .map(|i| page(if i % 2 == 0 { "reply" } else { "cart" }, i))
+            .collect();
+        let labels: Vec<usize> = (0..40).map(|i| if i % 2 == 0 { 1 } else { 2 }).collect();
+        let model = WordModel::train(
+            &docs,
+            &labels,
+            &[1.0; PAGE_TYPE_COUNT],
+            &WordTraining::default(),
+        )
+        .unwrap();
+        assert!(model.is_consistent());
+        let bag = |w: &str| WordBag(vec![(word_hash(0, w), 2)]);
+        let forum = model.log_probabilities(&bag("reply"));
+        let product = model.log_probabilities(&bag("cart"));
+        assert!(
+            forum[1] > forum[2] + 1.0 && product[2] > product[1] + 1.0,
+            "{forum:?} {product:?}"
+        );
+        // The model round-trips through JSON once re-indexed.
+        let mut loaded: WordModel =
+            serde_json::from_str(&serde_json::to_string(&model).unwrap()).unwrap();
+        loaded.index();
+        assert_eq!(loaded.log_probabilities(&bag("reply")), forum);
+    }
+}
