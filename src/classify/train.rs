@@ -14,14 +14,14 @@ use tch::{Device, Kind, Tensor};
 use super::features::{FEATURE_COUNT, FEATURES, Features, PAPER_FEATURE_COUNT};
 use super::linear::{LINEAR_TRAINING, LinearModel, standardisation};
 use super::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
-use super::words::{WordModel, WordTraining, word_counts};
+use super::words::{WordBag, WordModel, WordTraining, word_counts};
 use super::{
     ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction,
     RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL, select_device,
 };
 use crate::dom::FOR_RENDERING;
 use crate::eval::dataset;
-use crate::extract::{ExtractLimits, Genre, parse_page};
+use crate::extract::{ExtractLimits, Genre, PageAnalysis, parse_page};
 use crate::render::{Picture, RenderOptions, render_lite};
 
 /// Everything `train` is told; the defaults are the shipped model's.
@@ -156,13 +156,15 @@ pub fn prepare(config: &TrainConfig) -> Result<(Vec<Sample>, BTreeMap<String, us
             let dom = parse_page(&html, &limits, &FOR_RENDERING).map_err(|e| e.name().to_string())?;
             let picture = render_lite(&dom, &options).picture;
             let key = if page.url.is_empty() { page.id.as_str() } else { domain_of(&page.url) };
+            let words = word_counts(&dom, &page.url);
             Ok(Sample {
                 id: page.id.clone(),
                 domain: key.to_string(),
-                words: word_counts(&dom, &page.url),
                 split: split_of(key, config.seed, config.train_percent, config.validation_percent),
                 label,
-                features: Features::of(&dom, &page.url),
+                // The bag from the counts: the page's words are walked once.
+                features: Features { words: WordBag::from_counts(&words), ..Features::of_page(&PageAnalysis::new(&dom), &page.url) },
+                words,
                 picture,
             })
         })
@@ -335,7 +337,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
     // from fold models that did not see their domain, so the head learns how far to trust
     // the words on pages they were not fitted to.
     let words_started = Instant::now();
-    let word_model = WordModel::train(&train_set.iter().map(|s| s.words.clone()).collect::<Vec<_>>(), &labels, &weights, &config.words)?;
+    let train_docs: Vec<&[(usize, String, u32)]> = train_set.iter().map(|s| s.words.as_slice()).collect();
+    let word_model = WordModel::train(&train_docs, &labels, &weights, &config.words)?;
     let folds = config.word_folds.max(2);
     let fold_of = |s: &Sample| splitmix(super::words::word_hash(0, &s.domain)) % folds;
     let mut train_word_scores = vec![[0.0f32; PAGE_TYPE_COUNT]; train_set.len()];
@@ -344,7 +347,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
         if inside.is_empty() {
             continue;
         }
-        let docs: Vec<_> = outside.iter().map(|&i| train_set[i].words.clone()).collect();
+        let docs: Vec<&[(usize, String, u32)]> = outside.iter().map(|&i| train_docs[i]).collect();
         let fold_labels: Vec<usize> = outside.iter().map(|&i| labels[i]).collect();
         let model = WordModel::train(&docs, &fold_labels, &weights, &config.words)?;
         for i in inside {

@@ -42,6 +42,16 @@ impl WordBag {
         bag.sort_unstable();
         Self(bag)
     }
+
+    /// The bag of a page's [`word_counts`] (training has those already; no second walk).
+    pub fn from_counts(counts: &[(usize, String, u32)]) -> Self {
+        let mut bag: Vec<(u64, u32)> = counts
+            .iter()
+            .map(|(field, word, count)| (word_hash(*field, word), *count))
+            .collect();
+        bag.sort_unstable();
+        Self(bag)
+    }
 }
 
 /// A word's key: its field and its (lower-case) text, hashed with a fixed seed so that
@@ -155,8 +165,11 @@ pub struct WordModel {
     pub fields: Vec<WordField>,
     /// Per page type: the bias, then a weight per word (fields in order).
     pub weights: Vec<Vec<f32>>,
+    /// Word hash → (field, column), and each column's IDF: built by [`WordModel::index`].
     #[serde(skip)]
     columns: HashMap<u64, (usize, usize)>,
+    #[serde(skip)]
+    idf: Vec<f32>,
 }
 
 /// Log-probabilities are floored here, so one confident word model cannot swamp the head.
@@ -168,6 +181,7 @@ impl WordModel {
             fields,
             weights,
             columns: HashMap::default(),
+            idf: Vec::new(),
         };
         model.index();
         model
@@ -175,12 +189,12 @@ impl WordModel {
 
     /// Builds the hash → (field, column) map; call after deserialising.
     pub fn index(&mut self) {
-        let mut column = 0;
         self.columns.clear();
+        self.idf.clear();
         for (f, field) in self.fields.iter().enumerate() {
-            for word in &field.words {
-                self.columns.insert(word_hash(f, word), (f, column));
-                column += 1;
+            for (word, idf) in field.words.iter().zip(&field.idf) {
+                self.columns.insert(word_hash(f, word), (f, self.idf.len()));
+                self.idf.push(*idf);
             }
         }
     }
@@ -207,8 +221,7 @@ impl WordModel {
         let mut norms = [0.0f32; FIELDS.len()];
         for &(hash, count) in &bag.0 {
             if let Some(&(field, column)) = self.columns.get(&hash) {
-                let offset: usize = self.fields[..field].iter().map(|f| f.words.len()).sum();
-                let value = (1.0 + (count as f32).ln()) * self.fields[field].idf[column - offset];
+                let value = (1.0 + (count as f32).ln()) * self.idf[column];
                 norms[field] += value * value;
                 entries.push((field, column, value));
             }
@@ -235,7 +248,7 @@ impl WordModel {
     /// `max_words` most common) and the regression. `docs[i]` lists page i's distinct
     /// (field, word) pairs with counts.
     pub fn train(
-        docs: &[Vec<(usize, String, u32)>],
+        docs: &[&[(usize, String, u32)]],
         labels: &[usize],
         class_weights: &[f32],
         settings: &WordTraining,
@@ -243,7 +256,7 @@ impl WordModel {
         let n = docs.len().max(1) as f32;
         let mut df: Vec<HashMap<&str, u32>> = vec![HashMap::default(); FIELDS.len()];
         for doc in docs {
-            for (field, word, _) in doc {
+            for (field, word, _) in doc.iter() {
                 *df[*field].entry(word.as_str()).or_default() += 1;
             }
         }
@@ -274,8 +287,7 @@ impl WordModel {
         let columns = model.columns();
         let mut x = vec![0.0f32; docs.len() * columns];
         for (row, doc) in x.chunks_exact_mut(columns.max(1)).zip(docs) {
-            let bag = WordBag(doc.iter().map(|(f, w, c)| (word_hash(*f, w), *c)).collect());
-            for (column, value) in model.tf_idf(&bag) {
+            for (column, value) in model.tf_idf(&WordBag::from_counts(doc)) {
                 row[column] = value;
             }
         }
@@ -381,7 +393,10 @@ mod tests {
             },
         )
         .unwrap();
-        word_counts(&dom, url)
+        let counts = word_counts(&dom, url);
+        // Training builds the bag from the counts, inference walks the page: the same bag.
+        assert_eq!(WordBag::from_counts(&counts), WordBag::of(&dom, url));
+        counts
     }
 
     #[test]
@@ -427,6 +442,7 @@ mod tests {
             .map(|i| page(if i % 2 == 0 { "reply" } else { "cart" }, i))
             .collect();
         let labels: Vec<usize> = (0..40).map(|i| if i % 2 == 0 { 1 } else { 2 }).collect();
+        let docs: Vec<&[(usize, String, u32)]> = docs.iter().map(Vec::as_slice).collect();
         let model = WordModel::train(
             &docs,
             &labels,
