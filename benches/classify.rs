@@ -10,13 +10,11 @@ mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use goce_warc::classify::words::WordBag;
-use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice, Features, NetInput, find_models_dir};
+use goce_warc::classify::{CPU_BATCH, Classifier, ClassifierKind, DeviceChoice, Features, NetInput, find_models_dir};
 use goce_warc::extract::PageAnalysis;
 use goce_warc::dom::{Dom, DomLimits};
 use goce_warc::render::{Picture, RenderOptions, render_lite};
 
-/// `process`'s default batch on the CPU.
-const CPU_BATCH: usize = 32;
 
 fn classify(c: &mut Criterion) {
     let pages = common::held_out_pages("classify");

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
-use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice};
+use goce_warc::classify::{CPU_BATCH, CUDA_BATCH, Classifier, ClassifierKind, DeviceChoice};
 use goce_warc::extract::{ExtractLimits, Extractor, Genre};
 use goce_warc::page::PageFilter;
 use goce_warc::pipeline::{self, Input, ProcessConfig, Progress, RunSummary};
@@ -376,7 +376,7 @@ pub struct ProcessArgs {
     #[command(flatten)]
     pub classifier: ClassifierArgs,
 
-    /// Pictures per ResNet forward pass (default: 32 on the CPU, 64 on CUDA, each the fastest measured).
+    /// Pictures per ResNet forward pass (default: 16 on the CPU, 64 on CUDA: on the CPU as fast as bigger batches and with less memory, on CUDA the fastest measured).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub batch_size: Option<u64>,
 
@@ -841,22 +841,18 @@ fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// glibc serves a block from its heap instead of mmap once a freed mmapped block has
+/// Only for builds with glibc's malloc (`--no-default-features`; mimalloc replaces it
+/// otherwise). glibc serves a block from its heap instead of mmap once a freed mmapped block has
 /// raised its threshold (up to 32 MB); WARC records of every size then fragment the heap
 /// and peak RSS creeps up with the input (`make bench-e2e`, extraction only: 240 → 274 MB
 /// from a 3,000- to a 21,000-page input). A fixed threshold keeps big buffers in mmap,
 /// returned to the system when freed (217 → 231 MB, same speed). Not while the ResNet runs
 /// on the CPU: its activations (1–50 MB each forward pass) would then be mapped and
 /// faulted in every batch, 30% slower (measured).
+#[cfg(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc")))]
 const MMAP_THRESHOLD_BYTES: i32 = 256 << 10;
 
-/// `--batch-size` defaults. On an H100 (`make bench-gpu`, docs/measurements/) a forward pass
-/// of 64 pictures took 3.4–6 ms and one of 256 took 40–53 ms: 64 gives about three times the
-/// images/s.
-const CUDA_BATCH: usize = 64;
-const CPU_BATCH: usize = 32;
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[cfg(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc")))]
 #[allow(unsafe_code)]
 fn fix_malloc_mmap_threshold() {
     // SAFETY: mallopt sets an allocator parameter under the allocator's own lock.
@@ -865,7 +861,7 @@ fn fix_malloc_mmap_threshold() {
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc"))))]
 fn fix_malloc_mmap_threshold() {}
 
 /// "oracle:all=0.86,article=0.89" → [(oracle, all, 0.86), (oracle, article, 0.89)].

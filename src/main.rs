@@ -7,8 +7,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 // mimalloc, not the system allocator: parsing makes many small allocations per element;
-// faster per core for more memory, measured in the README ("Speed", "Big inputs").
-#[cfg(not(feature = "system-allocator"))]
+// faster per core, measured in the README ("Speed", "Big inputs"). It also replaces malloc
+// for LibTorch (the `override` feature), whose CPU activations grew glibc's heap over a run.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 // The binary's allocator, so the figures are the binary's.
-#[cfg(not(feature = "system-allocator"))]
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -9,6 +9,14 @@ use std::sync::OnceLock;
 
 use super::ClassifyError;
 
+/// `--batch-size` on CUDA. On an H100 (`make bench-gpu`, docs/measurements/) a forward pass of
+/// 64 pictures took 3.4–6 ms and one of 256 took 40–53 ms: 64 gives about three times the images/s.
+pub const CUDA_BATCH: usize = 64;
+/// `--batch-size` on the CPU. Criterion `resnet-cpu` on 2 cores gave the same images/s at 8, 16
+/// and 32 (1 thread: 120 / 116 / 105; 2 threads: 213 / 217 / 209), but LibTorch's working memory
+/// grows with the batch: `process` peaked at 650–710 MB with 16 against 870–1,060 MB with 32.
+pub const CPU_BATCH: usize = 16;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DeviceChoice {
     /// CUDA when LibTorch's CUDA library loads and a GPU is present, else the CPU.

@@ -15,7 +15,7 @@ pub mod words;
 
 use std::path::{Path, PathBuf};
 
-pub use device::{DeviceChoice, select_device};
+pub use device::{CPU_BATCH, CUDA_BATCH, DeviceChoice, select_device};
 pub use features::{FEATURE_COUNT, Features};
 pub use linear::LinearModel;
 pub use resnet::{GenreNet, NetInput};
