@@ -15,7 +15,6 @@ use goce_warc::extract::PageAnalysis;
 use goce_warc::dom::{Dom, DomLimits};
 use goce_warc::render::{Picture, RenderOptions, render_lite};
 
-
 fn classify(c: &mut Criterion) {
     let pages = common::held_out_pages("classify");
     if pages.is_empty() {
