@@ -13,7 +13,8 @@ make_warc() {  # REPEAT OUT
   [ -s "$2" ] || python3 "$shared/tools/make_warc.py" "$shared/data/wcxb-dev" --repeat "$1" --shuffle -o "$2"
 }
 make_warc 15 "$dir/e2e-big.warc.gz"
-[ -s "$dir/e2e-small.warc.gz" ] || python3 - "$dir/e2e-big.warc.gz" "$dir/e2e-small.warc.gz" 136000000 <<'EOF'
+# Cut again whenever the big file is newer (rebuilt, or left by an older version of this script).
+[ "$dir/e2e-small.warc.gz" -nt "$dir/e2e-big.warc.gz" ] || python3 - "$dir/e2e-big.warc.gz" "$dir/e2e-small.warc.gz" 136000000 <<'EOF'
 import sys, zlib
 big, small, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
 with open(big, "rb") as src, open(small, "wb") as dst:

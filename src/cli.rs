@@ -849,20 +849,14 @@ fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode> {
 /// returned to the system when freed (217 → 231 MB, same speed). Not while the ResNet runs
 /// on the CPU: its activations (1–50 MB each forward pass) would then be mapped and
 /// faulted in every batch, 30% slower (measured).
-#[cfg(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc")))]
-const MMAP_THRESHOLD_BYTES: i32 = 256 << 10;
-
-#[cfg(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc")))]
 #[allow(unsafe_code)]
 fn fix_malloc_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc")))]
     // SAFETY: mallopt sets an allocator parameter under the allocator's own lock.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
     }
 }
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc"))))]
-fn fix_malloc_mmap_threshold() {}
 
 /// "oracle:all=0.86,article=0.89" → [(oracle, all, 0.86), (oracle, article, 0.89)].
 fn parse_floor(spec: &str) -> anyhow::Result<Vec<(Extractor, String, f64)>> {
