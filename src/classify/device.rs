@@ -14,7 +14,7 @@ use super::ClassifyError;
 pub const CUDA_BATCH: usize = 64;
 /// `--batch-size` on the CPU. Criterion `resnet-cpu` on 2 cores gave the same images/s at 8, 16
 /// and 32 (1 thread: 120 / 116 / 105; 2 threads: 213 / 217 / 209), but LibTorch's working memory
-/// grows with the batch: `process` peaked at 650–710 MB with 16 against 870–1,060 MB with 32.
+/// grows with the batch: `process` peaked at 651–711 MB with 16 against 874–1,058 MB with 32.
 pub const CPU_BATCH: usize = 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
