@@ -199,6 +199,11 @@ pub struct TrainArgs {
     /// Where to train: cpu, cuda, cuda:N, auto.
     #[arg(long, default_value = "cpu")]
     pub device: DeviceChoice,
+
+    /// Only prepare the pages and write them (split, label, features, words) as JSON lines
+    /// to FILE; train nothing (`make cv-heads` reads it).
+    #[arg(long, value_name = "FILE")]
+    pub samples_out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -819,6 +824,12 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         ..TrainConfig::default()
     };
     rayon::ThreadPoolBuilder::new().num_threads(config.threads.max(1)).build_global().ok();
+    if let Some(path) = &args.samples_out {
+        let (samples, skipped) = train::prepare(&config)?;
+        train::write_samples(&samples, path)?;
+        eprintln!("train: wrote {} pages to {} ({} skipped)", samples.len(), path.display(), skipped.values().sum::<usize>());
+        return Ok(ExitCode::SUCCESS);
+    }
     let report = train::train(&config, &|line| eprintln!("train: {line}"))?;
     let card = train::model_card(&report);
     std::fs::write(config.out.join("README.md"), card).context("writing the model card")?;

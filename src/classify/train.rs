@@ -143,6 +143,41 @@ pub struct Sample {
     pub features: Features,
 }
 
+/// Writes the prepared pages as JSON lines (id, domain, split, label, the fused features
+/// by name, the words by field) for analysis outside goce-warc: `make cv-heads` fits other
+/// heads to them with scikit-learn.
+pub fn write_samples(samples: &[Sample], path: &Path) -> Result<(), ClassifyError> {
+    use std::io::Write;
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        id: &'a str,
+        domain: &'a str,
+        split: Split,
+        label: &'static str,
+        feature_names: Vec<&'static str>,
+        features: &'a [f32],
+        /// (field, word, count); fields as in `words.rs`: text, class and id words, title, URL.
+        words: &'a [(usize, String, u32)],
+    }
+    let err = |e: &dyn std::fmt::Display| ClassifyError::Training { what: path.display().to_string(), detail: e.to_string() };
+    let file = std::fs::File::create(path).map_err(|e| err(&e))?;
+    let mut out = std::io::BufWriter::new(file);
+    for s in samples {
+        let line = Line {
+            id: &s.id,
+            domain: &s.domain,
+            split: s.split,
+            label: s.label.name(),
+            feature_names: FEATURES.iter().map(|f| f.name).collect(),
+            features: &s.features.values,
+            words: &s.words,
+        };
+        serde_json::to_writer(&mut out, &line).map_err(|e| err(&e))?;
+        out.write_all(b"\n").map_err(|e| err(&e))?;
+    }
+    out.flush().map_err(|e| err(&e))
+}
+
 /// Renders and featurises every page of the dataset (in parallel).
 pub fn prepare(config: &TrainConfig) -> Result<(Vec<Sample>, BTreeMap<String, usize>), ClassifyError> {
     let pages = dataset::load(&config.dataset).map_err(|e| ClassifyError::Training { what: config.dataset.display().to_string(), detail: e.to_string() })?;
