@@ -3,11 +3,12 @@
 
 Reads the pages `goce-warc train --samples-out` wrote (split, label, the 39 page features, the
 words by field), keeps the training and validation domains (the held-out test domains are never
-read), and runs a 5-fold cross-validation grouped by domain: every page is scored by heads that
-saw none of its domain. The word model is refitted per fold as `src/classify/words.rs` builds it
-(per field TF-IDF, sublinear tf, each field L2-normalised, words on at least 3/3/2/2 training
-pages, at most 5,000 per field; a class-balanced multinomial logistic regression), and the fused
-heads see out-of-fold word scores for their own training pages, as `goce-warc train` does.
+used), and runs a 5-fold cross-validation grouped by domain: every page is scored by heads that
+saw none of its domain. The word model is refitted per fold with the vocabulary and weighting of
+`src/classify/words.rs` (per field TF-IDF, sublinear tf, each field L2-normalised, words on at
+least 3/3/2/2 training pages, at most 5,000 per field), scikit-learn's class-balanced multinomial
+logistic regression standing in for goce-warc's own; the fused heads see out-of-fold word scores
+for their own training pages, as `goce-warc train` does.
 
 Heads: the word model alone, the features alone, the fused inputs under a logistic regression
 at five strengths, gradient-boosted trees, a small MLP, a direct two-genre regression, and the
@@ -125,6 +126,7 @@ def cue_counts(dataset, pages):
 
 
 def probabilities(model, train_x, train_y, test_x, weighted=True):
+    """A scikit-learn classifier's seven type probabilities, inputs standardised on the training part."""
     scaler = StandardScaler().fit(train_x)
     if weighted:
         model.fit(scaler.transform(train_x), train_y, sample_weight=class_weights(train_y))
@@ -133,6 +135,41 @@ def probabilities(model, train_x, train_y, test_x, weighted=True):
     out = np.zeros((len(test_x), len(TYPES)))
     out[:, model.classes_] = model.predict_proba(scaler.transform(test_x))
     return out
+
+
+def list_view_probability(type_probabilities):
+    return type_probabilities[:, LIST_VIEW].sum(1)
+
+
+# The heads, as data: each maps one fold (a dict of its inputs) to the test pages' seven type
+# probabilities, or (`genre_only`) to their list-view probability.
+def lr(c):
+    return lambda fold: probabilities(LogisticRegression(C=c, max_iter=5000), fold["fused_train"], fold["y_train"], fold["fused_test"])
+
+
+def two_genres(fold):
+    scaler = StandardScaler().fit(fold["fused_train"])
+    model = LogisticRegression(C=0.3, max_iter=5000, class_weight="balanced")
+    model.fit(scaler.transform(fold["fused_train"]), np.isin(fold["y_train"], LIST_VIEW))
+    return model.predict_proba(scaler.transform(fold["fused_test"]))[:, 1]
+
+
+HEADS = [
+    ("the word model alone", False, lambda fold: np.exp(fold["words_test"])),
+    ("the 39 features alone, logistic regression C=0.3", False,
+     lambda fold: probabilities(LogisticRegression(C=0.3, max_iter=5000), fold["features_train"], fold["y_train"], fold["features_test"])),
+    *[(f"fused, logistic regression C={c:g}", False, lr(c)) for c in (0.1, 0.3, 1, 3, 10)],
+    ("fused, gradient-boosted trees", False,
+     lambda fold: probabilities(HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15, random_state=0),
+                                fold["fused_train"], fold["y_train"], fold["fused_test"])),
+    # scikit-learn's MLP takes no sample weights: unweighted.
+    ("fused, MLP (64 hidden, alpha 1)", False,
+     lambda fold: probabilities(MLPClassifier((64,), alpha=1.0, max_iter=2000, random_state=0), fold["fused_train"], fold["y_train"], fold["fused_test"], weighted=False)),
+    ("fused, two genres directly (logistic regression C=0.3)", True, two_genres),
+]
+CUE_HEAD = (f"fused + {len(CUES)} markup cues, logistic regression C=0.3", False,
+            lambda fold: probabilities(LogisticRegression(C=0.3, max_iter=5000), np.hstack([fold["fused_train"], fold["cues_train"]]),
+                                       fold["y_train"], np.hstack([fold["fused_test"], fold["cues_test"]])))
 
 
 def main():
@@ -144,57 +181,43 @@ def main():
         pages = [p for p in map(json.loads, f) if p["split"] != "test"]
     labels = np.array([TYPES.index(p["label"]) for p in pages])
     features = np.array([p["features"] for p in pages], dtype=np.float64)
-    cues = cue_counts(args.dataset, pages) if args.dataset else None
+    cues = cue_counts(args.dataset, pages) if args.dataset else np.zeros((len(pages), 0))
+    heads = HEADS + ([CUE_HEAD] if args.dataset else [])
     folds = np.array([fold_of(p["domain"], "outer") for p in pages])
     print(f"{len(pages)} pages of {len({p['domain'] for p in pages})} training and validation domains, {FOLDS} folds by domain", file=sys.stderr)
 
-    heads = {
-        "word model alone": None,
-        "39 features alone, logistic regression": None,
-        **{f"fused, logistic regression C={c:g}": (lambda c=c: LogisticRegression(C=c, max_iter=5000)) for c in (0.1, 0.3, 1, 3, 10)},
-        "fused, gradient-boosted trees": lambda: HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15, random_state=0),
-        "fused, MLP (64 hidden, alpha 1)": lambda: MLPClassifier((64,), alpha=1.0, max_iter=2000, random_state=0),
-        "fused, two genres directly": None,
-    }
-    if cues is not None:
-        heads[f"fused + {len(CUES)} markup cues, logistic regression C=0.3"] = None
-    scored = {name: np.zeros((len(pages), len(TYPES))) for name in heads}
-    genre_scores = np.zeros(len(pages))
-    is_list = np.isin(labels, LIST_VIEW)
+    list_view = {name: np.zeros(len(pages)) for name, _, _ in heads}
+    predicted_type = {name: np.zeros(len(pages), dtype=int) for name, _, _ in heads}
     for k in range(FOLDS):
         train = np.flatnonzero(folds != k)
         test = np.flatnonzero(folds == k)
-        train_words = out_of_fold_word_scores([pages[i] for i in train], labels[train])
-        test_words = WordModel([pages[i] for i in train], labels[train]).log_probabilities([pages[i] for i in test])
-        fused_train = np.hstack([features[train], train_words])
-        fused_test = np.hstack([features[test], test_words])
-        for name, make in heads.items():
-            if name == "word model alone":
-                scored[name][test] = np.exp(test_words)
-            elif name.startswith("39 features"):
-                scored[name][test] = probabilities(LogisticRegression(C=0.3, max_iter=5000), features[train], labels[train], features[test])
-            elif name == "fused, two genres directly":
-                model = LogisticRegression(C=0.3, max_iter=5000, class_weight="balanced")
-                scaler = StandardScaler().fit(fused_train)
-                model.fit(scaler.transform(fused_train), is_list[train])
-                genre_scores[test] = model.predict_proba(scaler.transform(fused_test))[:, 1]
-            elif "markup cues" in name:
-                scored[name][test] = probabilities(
-                    LogisticRegression(C=0.3, max_iter=5000), np.hstack([fused_train, cues[train]]), labels[train], np.hstack([fused_test, cues[test]])
-                )
+        train_pages, test_pages = [pages[i] for i in train], [pages[i] for i in test]
+        words_train = out_of_fold_word_scores(train_pages, labels[train])
+        words_test = WordModel(train_pages, labels[train]).log_probabilities(test_pages)
+        fold = {
+            "y_train": labels[train],
+            "features_train": features[train],
+            "features_test": features[test],
+            "words_test": words_test,
+            "fused_train": np.hstack([features[train], words_train]),
+            "fused_test": np.hstack([features[test], words_test]),
+            "cues_train": cues[train],
+            "cues_test": cues[test],
+        }
+        for name, genre_only, head in heads:
+            out = head(fold)
+            if genre_only:
+                list_view[name][test] = out
             else:
-                scored[name][test] = probabilities(make(), fused_train, labels[train], fused_test, weighted="MLP" not in name)
+                list_view[name][test] = list_view_probability(out)
+                predicted_type[name][test] = out.argmax(1)
         print(f"fold {k + 1} of {FOLDS} done", file=sys.stderr)
 
+    is_list = np.isin(labels, LIST_VIEW)
     print(f"{'head':<58} {'type acc':>9} {'genre acc':>10}")
-    for name in heads:
-        if name == "fused, two genres directly":
-            genre = np.mean((genre_scores > 0.5) == is_list)
-            print(f"{name:<58} {'':>9} {genre:>10.3f}")
-            continue
-        p = scored[name]
-        genre = np.mean((p[:, LIST_VIEW].sum(1) > 0.5) == is_list)
-        print(f"{name:<58} {np.mean(p.argmax(1) == labels):>9.3f} {genre:>10.3f}")
+    for name, genre_only, _ in heads:
+        types = "" if genre_only else f"{np.mean(predicted_type[name] == labels):.3f}"
+        print(f"{name:<58} {types:>9} {np.mean((list_view[name] > 0.5) == is_list):>10.3f}")
 
 
 if __name__ == "__main__":
