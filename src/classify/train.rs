@@ -154,7 +154,7 @@ pub fn write_samples(samples: &[Sample], path: &Path) -> Result<(), ClassifyErro
         domain: &'a str,
         split: Split,
         label: &'static str,
-        feature_names: Vec<&'static str>,
+        feature_names: &'a [&'static str],
         features: &'a [f32],
         /// (field, word, count); fields as in `words.rs`: text, class and id words, title, URL.
         words: &'a [(usize, String, u32)],
@@ -162,13 +162,14 @@ pub fn write_samples(samples: &[Sample], path: &Path) -> Result<(), ClassifyErro
     let err = |e: &dyn std::fmt::Display| ClassifyError::Training { what: path.display().to_string(), detail: e.to_string() };
     let file = std::fs::File::create(path).map_err(|e| err(&e))?;
     let mut out = std::io::BufWriter::new(file);
+    let feature_names: Vec<&'static str> = FEATURES.iter().map(|f| f.name).collect();
     for s in samples {
         let line = Line {
             id: &s.id,
             domain: &s.domain,
             split: s.split,
             label: s.label.name(),
-            feature_names: FEATURES.iter().map(|f| f.name).collect(),
+            feature_names: &feature_names,
             features: &s.features.values,
             words: &s.words,
         };
