@@ -123,21 +123,29 @@ impl Words {
     fn split(&mut self, text: &str, camel_case: bool, out: &mut dyn FnMut(&str)) {
         let mut previous_lower = false;
         for c in text.chars() {
-            if !c.is_alphanumeric() {
+            // Most characters are ASCII, where the `ascii` tests give the same answers as
+            // the Unicode ones at a fraction of the cost (a tenth of a page's CPU time
+            // went to these words).
+            let ascii = c.is_ascii();
+            if !(if ascii { c.is_ascii_alphanumeric() } else { c.is_alphanumeric() }) {
                 self.flush(out);
                 previous_lower = false;
                 continue;
             }
-            if camel_case && previous_lower && c.is_uppercase() {
+            if camel_case && previous_lower && (if ascii { c.is_ascii_uppercase() } else { c.is_uppercase() }) {
                 self.flush(out);
             }
-            previous_lower = c.is_lowercase();
+            previous_lower = if ascii { c.is_ascii_lowercase() } else { c.is_lowercase() };
             if self.chars == 0 {
                 self.digits_only = true;
             }
             self.digits_only &= c.is_ascii_digit();
             self.chars += 1;
-            self.word.extend(c.to_lowercase());
+            if ascii {
+                self.word.push(c.to_ascii_lowercase());
+            } else {
+                self.word.extend(c.to_lowercase());
+            }
         }
         self.flush(out);
     }

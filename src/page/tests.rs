@@ -95,3 +95,23 @@ fn broken_pages_are_reported_by_reason() {
     binary.extend((0..4000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
     assert!(matches!(decode_page(response(&binary), &filter), Decision::Broken(PageError::Undecodable(_))));
 }
+
+#[test]
+fn characters_and_controls_are_counted_as_by_character() {
+    let by_character = |text: &str| {
+        let controls = text
+            .chars()
+            .filter(|&c| (c < ' ' && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) || ('\u{7f}'..='\u{9f}').contains(&c))
+            .count();
+        (text.chars().count(), controls)
+    };
+    for text in [
+        "",
+        "plain <b>html</b>\r\n\ttext\x0c",
+        "\0\x01\x1f\x7f binary-ish",
+        "C1: \u{80}\u{85}\u{9f}, not C1: \u{a0}\u{c2}\u{c2}\u{bf} Ã©",
+        "Ünïcödé, 中文, emoji 🎉, NBSP\u{a0}, and \u{2028}",
+    ] {
+        assert_eq!(chars_and_controls(text), by_character(text), "{text:?}");
+    }
+}
