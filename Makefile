@@ -58,7 +58,7 @@ bench: bench-data  ## WARC read, extraction and render speed on one core (criter
 	bash scripts/bench_process.sh $(BENCH_WARC)
 	bash scripts/bench_render.sh $(SHARED)/data/wcxb-dev 60
 
-bench-e2e: build  ## ~22,000 WCXB-dev pages (just over 1 GB gzip) and its first 136 MB (~3,000 pages) end to end: lite+ResNet, lite+html-features, extraction only; 1 and 2 threads; pages/s and peak RSS
+bench-e2e: build  ## ~22,000 WCXB-dev pages (just over 1 GB gzip) and its first 136 MB (~3,000 pages) end to end: lite+ResNet, its CPU stages alone, lite+html-features, extraction only; 1 and 2 threads; pages/s, pages per CPU-second and peak RSS; then the big input's peak RSS against each of its 136 MB slices (~30 min)
 	SHARED=$(SHARED) bash scripts/bench_e2e.sh
 
 bench-gpu: build  ## On a GPU node (TORCH=cuda make setup): CUDA against CPU predictions, ResNet images/s at batch 64, 128 and 256, process end to end with GPU inference

@@ -385,6 +385,12 @@ pub struct ProcessArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub batch_size: Option<u64>,
 
+    /// Benchmarks only: everything the ResNet path does but the network's forward pass
+    /// (every page is given even type probabilities), to measure the CPU stages alone, as
+    /// a GPU node's cores run them.
+    #[arg(long, hide = true)]
+    pub skip_network: bool,
+
     /// Render every page to the classifier's picture with this renderer (bounds hit are
     /// counted in the manifest's render_notes). Default: lite when the classifier is resnet.
     #[arg(long, value_enum, value_name = "RENDERER")]
@@ -512,6 +518,7 @@ fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
         pictures_dir: args.pictures.clone(),
         classifier: classifier.map(std::sync::Arc::new),
         batch_size,
+        skip_network: args.skip_network,
     };
     if let Some(dir) = &args.pictures {
         std::fs::create_dir_all(dir).with_context(|| format!("creating --pictures folder {}", dir.display()))?;
@@ -597,6 +604,13 @@ fn render_summary(s: &RunSummary) -> String {
         s.pages_per_second,
         s.warc_mb_per_second,
     );
+    let stages = &s.stage_seconds;
+    if stages.stages_cpu() > 0.0 {
+        out += &format!(
+            "  CPU outside the classifier's network: reader {:.1}s, workers {:.1}s, writer {:.1}s = {:.0} pages per CPU-second\n",
+            stages.reader_cpu, stages.workers_cpu, stages.write_cpu, s.pages_per_stage_cpu_second
+        );
+    }
     let list = |m: &std::collections::BTreeMap<String, u64>| {
         m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
     };

@@ -118,6 +118,26 @@ fn manifest_marks_an_input_done_and_a_rerun_skips_it() {
 }
 
 #[test]
+fn the_summary_says_what_the_stages_cost_on_the_cpu_and_skip_network_keeps_every_page() {
+    let out = tempfile::tempdir().unwrap();
+    let input = vec![project_file("sample-warcs/listings.warc.gz")];
+    let stats = out.path().join("stats.json");
+    // --skip-network (benchmarks): the ResNet path's CPU work without the forward pass.
+    let run = process_paths(out.path(), &input, &["--device", "cpu", "--skip-network", "--stats", stats.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let stages = &summary["stage_seconds"];
+    assert!(stages["workers_cpu"].as_f64().unwrap() > 0.0, "{stages}");
+    assert!(stages["reader_cpu"].as_f64().unwrap() > 0.0, "{stages}");
+    assert!(summary["pages_per_stage_cpu_second"].as_f64().unwrap() > 0.0);
+    assert_eq!(manifest(out.path(), "listings")["stage_seconds"]["workers_cpu"], stages["workers_cpu"]);
+    let rows = read_all_rows(out.path());
+    assert_eq!(rows.len(), 6);
+    // Even type probabilities: list-view's three types sum to 3/7, so every page is an article.
+    assert!(rows.iter().all(|r| r.genre.as_deref() == Some("article")));
+}
+
+#[test]
 fn a_rerun_after_a_crash_removes_partial_output_first() {
     let out = tempfile::tempdir().unwrap();
     // What a killed run leaves: a finished shard and a temporary one, no manifest.

@@ -108,6 +108,15 @@ pub struct StageSeconds {
     pub pipeline_full: f64,
     pub classify: f64,
     pub write: f64,
+    /// CPU seconds (user + system) of every stage but the classifier's network: the
+    /// reader thread, the workers on the pages, and the writing. Pages over their sum is
+    /// the per-core rate of those stages, whatever else shares the cores.
+    #[serde(default)]
+    pub reader_cpu: f64,
+    #[serde(default)]
+    pub workers_cpu: f64,
+    #[serde(default)]
+    pub write_cpu: f64,
 }
 
 impl StageSeconds {
@@ -116,6 +125,14 @@ impl StageSeconds {
         self.pipeline_full += other.pipeline_full;
         self.classify += other.classify;
         self.write += other.write;
+        self.reader_cpu += other.reader_cpu;
+        self.workers_cpu += other.workers_cpu;
+        self.write_cpu += other.write_cpu;
+    }
+
+    /// CPU seconds of the stages other than the classifier's network.
+    pub fn stages_cpu(&self) -> f64 {
+        self.reader_cpu + self.workers_cpu + self.write_cpu
     }
 }
 

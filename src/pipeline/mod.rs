@@ -6,6 +6,7 @@
 //! forward pass each), lets each page's genre pick its text, and hands the rows to the
 //! shard writer. Memory is bounded by the channel depths × batch size, whatever the input size.
 
+mod cpu_clock;
 mod inputs;
 mod progress;
 
@@ -18,9 +19,10 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 pub use inputs::{Input, Shard, read_paths_list};
+use cpu_clock::thread_cpu_time;
 pub use progress::Progress;
 
-use crate::classify::{Classifier, Features, NetInput, Prediction};
+use crate::classify::{Classifier, Features, NetInput, PAGE_TYPE_COUNT, Prediction};
 use crate::dom::FOR_RENDERING;
 use crate::extract::{Extraction, ExtractLimits, Extractor, Genre, PageAnalysis, parse_page};
 use crate::render::{PageRenderer, Picture};
@@ -61,6 +63,8 @@ pub struct ProcessConfig {
     pub classifier: Option<Arc<Classifier>>,
     /// Pictures per ResNet forward pass.
     pub batch_size: usize,
+    /// Benchmarks only: every page gets even type probabilities instead of the network's.
+    pub skip_network: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -95,6 +99,9 @@ pub struct RunSummary {
     pub counts: Counts,
     pub seconds: f64,
     pub pages_per_second: f64,
+    /// Pages per CPU-second of every stage but the classifier's network: the per-core rate
+    /// of reading, decoding, parsing, rendering, features, extraction and writing.
+    pub pages_per_stage_cpu_second: f64,
     pub warc_mb_per_second: f64,
     pub input_mb_per_second: f64,
     /// Summed over the inputs: see [`StageSeconds`].
@@ -154,6 +161,7 @@ pub fn run(inputs: &[Input], config: &ProcessConfig, progress: &Progress) -> Res
     summary.seconds = started.elapsed().as_secs_f64();
     let secs = summary.seconds.max(1e-9);
     summary.pages_per_second = summary.counts.pages as f64 / secs;
+    summary.pages_per_stage_cpu_second = summary.counts.pages as f64 / summary.stage_seconds.stages_cpu().max(1e-9);
     summary.warc_mb_per_second = summary.counts.warc_bytes as f64 / 1e6 / secs;
     summary.input_mb_per_second = summary.counts.input_bytes as f64 / 1e6 / secs;
     Ok(summary)
@@ -201,13 +209,20 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
     let records_read = Arc::new(AtomicU64::new(0));
 
     let mut stage_seconds = StageSeconds::default();
+    // CPU nanoseconds, summed by the threads that spend them.
+    let (reader_cpu, workers_cpu) = (AtomicU64::new(0), AtomicU64::new(0));
 
     let result = std::thread::scope(|scope| {
         let (tx, rx) = crossbeam_channel::bounded::<Vec<ResponseRecord>>(QUEUE_BATCHES);
         let position = read_position.clone();
         let records = records_read.clone();
         let limits = config.reader;
-        let reader_thread = scope.spawn(move || read_records(reader_input, limits, &tx, &position, &records));
+        let reader_cpu = &reader_cpu;
+        let reader_thread = scope.spawn(move || {
+            let read = read_records(reader_input, limits, &tx, &position, &records);
+            reader_cpu.store(nanos(thread_cpu_time()), Ordering::Relaxed);
+            read
+        });
 
         // A batch takes a slot before the workers start on it and frees it once written,
         // so at most IN_FLIGHT_BATCHES are held, whatever order they finish in.
@@ -216,8 +231,8 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
         let counts = &mut counts;
         let writer = &mut writer;
         let (read_position, records_read) = (&read_position, &records_read);
-        let writer_thread = scope.spawn(move || -> Result<(f64, f64), OutputError> {
-            let (mut classify_time, mut write_time) = (Duration::ZERO, Duration::ZERO);
+        let writer_thread = scope.spawn(move || -> Result<(f64, f64, f64), OutputError> {
+            let (mut classify_time, mut write_time, mut write_cpu) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
             let mut finished: BTreeMap<usize, Vec<Processed>> = BTreeMap::new();
             let mut next = 0;
             for (index, processed) in done_rx.iter() {
@@ -226,20 +241,23 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
                     next += 1;
                     let started = Instant::now();
                     if let Some(classifier) = &config.classifier {
-                        classify_pending(classifier, config.batch_size, &mut processed, counts);
+                        classify_pending(classifier, config, &mut processed, counts);
                     }
                     let classified = Instant::now();
                     classify_time += classified - started;
+                    let cpu = thread_cpu_time();
                     write_batch(processed, counts, writer)?;
                     write_time += classified.elapsed();
+                    write_cpu += thread_cpu_time().saturating_sub(cpu);
                     progress.advance(read_position.load(Ordering::Relaxed), records_read.load(Ordering::Relaxed), counts.pages);
                     let _ = slot_rx.recv();
                 }
             }
-            Ok((classify_time.as_secs_f64(), write_time.as_secs_f64()))
+            Ok((classify_time.as_secs_f64(), write_time.as_secs_f64(), write_cpu.as_secs_f64()))
         });
 
         let (mut reader_wait, mut full_wait) = (Duration::ZERO, Duration::ZERO);
+        let workers_cpu = &workers_cpu;
         pool.in_place_scope(|tasks| {
             for index in 0.. {
                 let waited = Instant::now();
@@ -253,7 +271,15 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
                 let done_tx = done_tx.clone();
                 let warc_file = &warc_file;
                 tasks.spawn(move |_| {
-                    let processed: Vec<Processed> = batch.into_par_iter().map(|record| process_record(record, config, warc_file)).collect();
+                    let processed: Vec<Processed> = batch
+                        .into_par_iter()
+                        .map(|record| {
+                            let cpu = thread_cpu_time();
+                            let processed = process_record(record, config, warc_file);
+                            workers_cpu.fetch_add(nanos(thread_cpu_time().saturating_sub(cpu)), Ordering::Relaxed);
+                            processed
+                        })
+                        .collect();
                     let _ = done_tx.send((index, processed));
                 });
             }
@@ -268,9 +294,12 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
     });
     let (read_result, write_result) = result;
     match write_result {
-        Ok((classify, write)) => {
+        Ok((classify, write, write_cpu)) => {
             stage_seconds.classify = classify;
             stage_seconds.write = write;
+            stage_seconds.write_cpu = write_cpu;
+            stage_seconds.reader_cpu = reader_cpu.load(Ordering::Relaxed) as f64 / 1e9;
+            stage_seconds.workers_cpu = workers_cpu.load(Ordering::Relaxed) as f64 / 1e9;
         }
         Err(e) => {
             writer.abandon();
@@ -309,6 +338,10 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
         Ok(_) => InputOutcome::Done(Box::new(manifest)),
         Err(e) => InputOutcome::Failed(output_error(e)),
     }
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// The reader thread: records → batches. Returns the reader-side counts.
@@ -488,9 +521,9 @@ fn set_prediction(row: &mut Row, prediction: &Prediction) {
 
 /// Runs the classifier over the pages of a processed batch that wait for it,
 /// `batch_size` pictures per forward pass, and completes their rows in place.
-fn classify_pending(classifier: &Classifier, batch_size: usize, processed: &mut [Processed], counts: &mut Counts) {
+fn classify_pending(classifier: &Classifier, config: &ProcessConfig, processed: &mut [Processed], counts: &mut Counts) {
     let waiting: Vec<usize> = processed.iter().enumerate().filter(|(_, p)| matches!(p, Processed::Row(_, _, Some(_)))).map(|(i, _)| i).collect();
-    for chunk in waiting.chunks(batch_size.max(1)) {
+    for chunk in waiting.chunks(config.batch_size.max(1)) {
         let predictions = {
             let inputs: Vec<NetInput<'_>> = chunk
                 .iter()
@@ -499,7 +532,11 @@ fn classify_pending(classifier: &Classifier, batch_size: usize, processed: &mut 
                     _ => None,
                 })
                 .collect();
-            classifier.classify(&inputs)
+            if config.skip_network {
+                Ok(inputs.iter().map(|_| Prediction::from_probabilities([1.0 / PAGE_TYPE_COUNT as f32; PAGE_TYPE_COUNT])).collect())
+            } else {
+                classifier.classify(&inputs)
+            }
         };
         let predictions = match predictions {
             Ok(p) if p.len() == chunk.len() => p,
