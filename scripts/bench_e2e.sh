@@ -17,7 +17,9 @@ make_warc() {  # REPEAT OUT
 make_warc 15 "$dir/e2e-big.warc.gz"
 # Cut the big file into consecutive slices of 136 MB, after whole records; the first is the
 # small input. Cut again whenever the big file is newer (rebuilt, or left by an older version).
-[ "$dir/e2e-slice-1.warc.gz" -nt "$dir/e2e-big.warc.gz" ] || python3 - "$dir/e2e-big.warc.gz" "$dir/e2e-slice-" 136000000 <<'EOF'
+if [ ! "$dir/e2e-slice-1.warc.gz" -nt "$dir/e2e-big.warc.gz" ]; then
+  rm -f "$dir"/e2e-slice-*.warc.gz  # an older cut may have had more slices
+  python3 - "$dir/e2e-big.warc.gz" "$dir/e2e-slice-" 136000000 <<'EOF'
 import sys, zlib
 big, prefix, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
 with open(big, "rb") as src:
@@ -39,6 +41,7 @@ with open(big, "rb") as src:
                 src.seek(start)
                 dst.write(src.read(end - start))
 EOF
+fi
 ln -f "$dir/e2e-slice-1.warc.gz" "$dir/e2e-small.warc.gz"
 for warc in "$dir/e2e-small.warc.gz" "$dir/e2e-big.warc.gz"; do
   printf '\n%s: %s MB gzip\n' "$warc" "$(( $(stat -c %s "$warc") / 1000000 ))"
