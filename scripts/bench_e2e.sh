@@ -54,7 +54,7 @@ done
 bin=${BIN:-target/release/goce-warc}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-declare -A flags=([resnet]="--device cpu" [html-features]="--classifier html-features --renderer lite" [extract]="--classifier none")
+source "$(dirname "$0")/bench_modes.sh"
 for mode in ${E2E_RSS_MODES:-resnet html-features extract}; do
   for run in $(seq "${E2E_RSS_RUNS:-1}"); do
     line="peak RSS MB, $mode, -j 2, run $run: slices"

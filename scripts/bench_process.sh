@@ -13,13 +13,7 @@ modes=("$@")
 bin=${BIN:-target/release/goce-warc}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-declare -A flags=(
-  [resnet]="--device cpu"
-  [cpu-stages]="--device cpu --skip-network"
-  [html-features]="--classifier html-features --renderer lite"
-  [extract]="--classifier none"
-  [all-text]="--classifier none --extractor all-text"
-)
+source "$(dirname "$0")/bench_modes.sh"
 printf '%-14s %-8s %10s %10s %12s %14s\n' mode threads seconds pages/s "peak RSS MB" "pages/CPU-s"
 for mode in "${modes[@]}"; do
   for threads in 1 2; do
