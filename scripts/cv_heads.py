@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make cv-heads`: how far the ResNet's fused inputs can carry the genre, whatever head reads them.
 
-Reads the pages `goce-warc train --samples-out` wrote (split, label, the 39 page features, the
+Reads the pages `goce-warc train --samples-out` wrote (split, label, the 49 page features, the
 words by field), keeps the training and validation domains (the held-out test domains are never
 used), and runs a 5-fold cross-validation grouped by domain: every page is scored by heads that
 saw none of its domain. The word model is refitted per fold with the vocabulary and weighting of
@@ -36,7 +36,7 @@ MIN_PAGES = [3, 3, 2, 2]  # text, class and id words, title, URL (words.rs)
 MAX_WORDS = 5000
 FOLDS = 5
 
-# Markup cues that the 39 features do not count directly: list pages' repeated titles and
+# Markup cues that the 49 features do not count directly: list pages' repeated titles and
 # pagination, shops' grids and sorting, articles' bylines. Ordinary web conventions.
 CUES = {
     "article_tags": r"<article\b",
@@ -156,7 +156,7 @@ def two_genres(fold):
 
 HEADS = [
     ("the word model alone", False, lambda fold: np.exp(fold["words_test"])),
-    ("the 39 features alone, logistic regression C=0.3", False,
+    ("the page features alone, logistic regression C=0.3", False,
      lambda fold: probabilities(LogisticRegression(C=0.3, max_iter=5000), fold["features_train"], fold["y_train"], fold["features_test"])),
     *[(f"fused, logistic regression C={c:g}", False, lr(c)) for c in (0.1, 0.3, 1, 3, 10)],
     ("fused, gradient-boosted trees", False,
