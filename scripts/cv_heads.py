@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make cv-heads`: how far the ResNet's fused inputs can carry the genre, whatever head reads them.
 
-Reads the pages `goce-warc train --samples-out` wrote (split, label, the 49 page features, the
+Reads the pages `goce-warc train --samples-out` wrote (split, label, the 39 page features, the
 words by field), keeps the training and validation domains (the held-out test domains are never
 used), and runs a 5-fold cross-validation grouped by domain: every page is scored by heads that
 saw none of its domain. The word model is refitted per fold with the vocabulary and weighting of
@@ -12,7 +12,8 @@ for their own training pages, as `goce-warc train` does.
 
 Heads: the word model alone, the features alone, the fused inputs under a logistic regression
 at five strengths, gradient-boosted trees, a small MLP, a direct two-genre regression, and the
-fused inputs plus 17 more markup cues counted by regular expressions (optional: --dataset).
+fused inputs plus 17 more markup cues counted by regular expressions, and the fused inputs plus the
+schema.org types a page declares in JSON-LD (both read from the raw HTML; optional: --dataset).
 Prints type and genre accuracy (list-view = forum + listing + collection > 0.5) per head.
 """
 import argparse
@@ -36,7 +37,7 @@ MIN_PAGES = [3, 3, 2, 2]  # text, class and id words, title, URL (words.rs)
 MAX_WORDS = 5000
 FOLDS = 5
 
-# Markup cues that the 49 features do not count directly: list pages' repeated titles and
+# Markup cues that the 39 features do not count directly: list pages' repeated titles and
 # pagination, shops' grids and sorting, articles' bylines. Ordinary web conventions.
 CUES = {
     "article_tags": r"<article\b",
@@ -56,6 +57,22 @@ CUES = {
     "bylines": r"(?:rel\s*=\s*[\"']author|class\s*=\s*[\"'][^\"']*(?:author|byline))",
     "card_classes": r"class\s*=\s*[\"'][^\"']*(?:product-card|product-item|product-tile|productcard|product_item|grid-item|card)",
     "quantity_inputs": r"name\s*=\s*[\"']?(?:quantity|qty)",
+}
+
+# The schema.org types of a page's JSON-LD blocks (`"@type"` values), counted in families; the
+# parse before the DOM empties scripts, so the 39 features never see them.
+_TYPE = r'"@type"\s*:\s*\[?\s*(?:"[^"]*"\s*,\s*)*"(?:https?://schema\.org/)?'
+LINKED_DATA = {
+    "ld_product": _TYPE + r'(?:Product|ProductGroup|IndividualProduct)"',
+    "ld_offer": _TYPE + r'(?:Offer|AggregateOffer)"',
+    "ld_item_list": _TYPE + r'(?:ItemList|OfferCatalog)"',
+    "ld_collection": _TYPE + r'(?:CollectionPage|SearchResultsPage)"',
+    "ld_article": _TYPE + r'(?:Article|NewsArticle|BlogPosting|TechArticle|ReportageNewsArticle|AnalysisNewsArticle|OpinionNewsArticle|Recipe|HowTo)"',
+    "ld_discussion": _TYPE + r'(?:DiscussionForumPosting|QAPage|Question|Comment|SocialMediaPosting)"',
+    "ld_faq": _TYPE + r'FAQPage"',
+    "ld_breadcrumb": _TYPE + r'BreadcrumbList"',
+    "ld_service": _TYPE + r'(?:AboutPage|ContactPage|ProfilePage|Service|LocalBusiness)"',
+    "ld_blocks": r'application/ld\+json',
 }
 
 
@@ -115,8 +132,8 @@ def out_of_fold_word_scores(pages, labels):
     return scores
 
 
-def cue_counts(dataset, pages):
-    patterns = [re.compile(p, re.I | re.S) for p in CUES.values()]
+def cue_counts(dataset, pages, cues):
+    patterns = [re.compile(p, re.I | re.S) for p in cues.values()]
     rows = []
     for page in pages:
         with gzip.open(f"{dataset}/html/{page['id']}.html.gz", "rb") as f:
@@ -167,9 +184,20 @@ HEADS = [
      lambda fold: probabilities(MLPClassifier((64,), alpha=1.0, max_iter=2000, random_state=0), fold["fused_train"], fold["y_train"], fold["fused_test"], weighted=False)),
     ("fused, two genres directly (logistic regression C=0.3)", True, two_genres),
 ]
-CUE_HEAD = (f"fused + {len(CUES)} markup cues, logistic regression C=0.3", False,
-            lambda fold: probabilities(LogisticRegression(C=0.3, max_iter=5000), np.hstack([fold["fused_train"], fold["cues_train"]]),
-                                       fold["y_train"], np.hstack([fold["fused_test"], fold["cues_test"]])))
+
+
+def with_cues(name):
+    """The fused inputs and one set of markup counts under a logistic regression (C=0.3)."""
+    return lambda fold: probabilities(LogisticRegression(C=0.3, max_iter=5000), np.hstack([fold["fused_train"], fold[f"{name}_train"]]),
+                                      fold["y_train"], np.hstack([fold["fused_test"], fold[f"{name}_test"]]))
+
+
+# Heads over counts read from the raw HTML (with --dataset): each set's name and patterns.
+CUE_SETS = {"cues": CUES, "ld": LINKED_DATA}
+CUE_HEADS = [
+    (f"fused + {len(CUES)} markup cues, logistic regression C=0.3", False, with_cues("cues")),
+    (f"fused + {len(LINKED_DATA)} JSON-LD type counts, logistic regression C=0.3", False, with_cues("ld")),
+]
 
 
 def main():
@@ -181,8 +209,8 @@ def main():
         pages = [p for p in map(json.loads, f) if p["split"] != "test"]
     labels = np.array([TYPES.index(p["label"]) for p in pages])
     features = np.array([p["features"] for p in pages], dtype=np.float64)
-    cues = cue_counts(args.dataset, pages) if args.dataset else np.zeros((len(pages), 0))
-    heads = HEADS + ([CUE_HEAD] if args.dataset else [])
+    cues = {name: cue_counts(args.dataset, pages, patterns) for name, patterns in CUE_SETS.items()} if args.dataset else {}
+    heads = HEADS + (CUE_HEADS if args.dataset else [])
     folds = np.array([fold_of(p["domain"], "outer") for p in pages])
     print(f"{len(pages)} pages of {len({p['domain'] for p in pages})} training and validation domains, {FOLDS} folds by domain", file=sys.stderr)
 
@@ -201,8 +229,8 @@ def main():
             "words_test": words_test,
             "fused_train": np.hstack([features[train], words_train]),
             "fused_test": np.hstack([features[test], words_test]),
-            "cues_train": cues[train],
-            "cues_test": cues[test],
+            **{f"{name}_train": counts[train] for name, counts in cues.items()},
+            **{f"{name}_test": counts[test] for name, counts in cues.items()},
         }
         for name, genre_only, head in heads:
             out = head(fold)

@@ -1,13 +1,11 @@
 //! Cheap features of a page: the GOCE paper's 11 HTML features (section 4.2), which the
 //! `html-features` baseline uses alone, and more that the ResNet's head fuses with the
 //! picture: structural counts, Algorithm 2's list statistics, schema.org / Open Graph
-//! types (microdata, `og:type`, and JSON-LD read from the raw HTML), prices, and the URL's
-//! shape and words. The word lists are ordinary web
+//! types, prices, and the URL's shape and words. The word lists are ordinary web
 //! conventions (data, [`URL_WORDS`]), not learned from any dataset.
 
 use foldhash::HashMap;
 
-use super::linked_data::LinkedData;
 use super::words::WordBag;
 use crate::dom::{Dom, DOCUMENT, NodeData};
 use crate::extract::{ListAnalysis, PageAnalysis};
@@ -59,16 +57,6 @@ pub const FEATURES: &[FeatureDef] = &[
     FeatureDef { name: "url_listing", paper: false },
     FeatureDef { name: "url_documentation", paper: false },
     FeatureDef { name: "url_service", paper: false },
-    FeatureDef { name: "ld_blocks", paper: false },
-    FeatureDef { name: "ld_product", paper: false },
-    FeatureDef { name: "ld_offer", paper: false },
-    FeatureDef { name: "ld_item_list", paper: false },
-    FeatureDef { name: "ld_collection", paper: false },
-    FeatureDef { name: "ld_article", paper: false },
-    FeatureDef { name: "ld_discussion", paper: false },
-    FeatureDef { name: "ld_faq", paper: false },
-    FeatureDef { name: "ld_breadcrumb", paper: false },
-    FeatureDef { name: "ld_service", paper: false },
 ];
 
 /// Words of a URL's path and query that hint at a page type, one list per type in the
@@ -105,10 +93,9 @@ pub struct Features {
 }
 
 impl Features {
-    /// The features of a page parsed from `html`, fetched from `url` (empty when unknown),
-    /// words included.
-    pub fn of(dom: &Dom, html: &str, url: &str) -> Self {
-        Self::of_page(&PageAnalysis::new(dom), html, url).with_words(dom, url)
+    /// The features of a parsed page fetched from `url` (empty when unknown), words included.
+    pub fn of(dom: &Dom, url: &str) -> Self {
+        Self::of_page(&PageAnalysis::new(dom), url).with_words(dom, url)
     }
 
     /// Adds the page's words (the ResNet's word model reads them; html-features does not).
@@ -116,9 +103,8 @@ impl Features {
         Self { words: WordBag::of(dom, url), ..self }
     }
 
-    /// The counts alone, reusing (or leaving for the extractors) the page's list-view
-    /// analysis; `html` is the page the DOM was parsed from (its JSON-LD is read there).
-    pub fn of_page(page: &PageAnalysis<'_>, html: &str, url: &str) -> Self {
+    /// The counts alone, reusing (or leaving for the extractors) the page's list-view analysis.
+    pub fn of_page(page: &PageAnalysis<'_>, url: &str) -> Self {
         let dom = page.dom;
         let mut counts = Counts::default();
         let mut clusters: HashMap<u64, u32> = HashMap::default();
@@ -137,8 +123,6 @@ impl Features {
         };
         let flag = |b: bool| if b { 1.0f32 } else { 0.0 };
         let url = UrlShape::of(url);
-        let linked = LinkedData::of(html);
-        let ld = |family: usize| log(f64::from(linked.families[family]));
         let values = [
             log(counts.text_chars as f64),
             log(repeated.len() as f64),
@@ -179,16 +163,6 @@ impl Features {
             flag(url.words[4]),
             flag(url.words[5]),
             flag(url.words[6]),
-            log(f64::from(linked.blocks)),
-            ld(0),
-            ld(1),
-            ld(2),
-            ld(3),
-            ld(4),
-            ld(5),
-            ld(6),
-            ld(7),
-            ld(8),
         ];
         Self { values, words: WordBag::default() }
     }
@@ -394,7 +368,7 @@ mod tests {
             <ul class=l><li class=i><a href=/a>A</a></li><li class=i><a href=/b>B</a></li><li class=i><a href=/c>C</a></li></ul>\
             <img src=x.png><img></body>";
         let dom = Dom::parse_with_styles(html, crate::dom::DomLimits { max_elements: 1000, deadline: None }).unwrap();
-        let f = Features::of(&dom, html, "https://shop.example/forum/thread/12?page=2");
+        let f = Features::of(&dom, "https://shop.example/forum/thread/12?page=2");
         assert_eq!(count(&f, "periods"), 1.0, "the title and the style sheet are not text");
         assert_eq!(count(&f, "commas"), 1.0);
         assert_eq!(count(&f, "semicolons"), 1.0);
@@ -420,21 +394,8 @@ mod tests {
         assert_eq!(count_prices("Now $12.99, was 15 € or £ 3; $ alone; 7 dollars"), 3);
         let html = r#"<meta property="og:type" content="product"><div itemscope itemtype="https://schema.org/ItemList"><p>x</p></div>"#;
         let dom = Dom::parse_with_styles(html, crate::dom::DomLimits { max_elements: 1000, deadline: None }).unwrap();
-        let f = Features::of(&dom, html, "");
+        let f = Features::of(&dom, "");
         assert_eq!((feature(&f, "meta_product"), feature(&f, "meta_list"), feature(&f, "meta_article")), (1.0, 1.0, 0.0));
         assert_eq!(feature(&f, "url_depth"), 0.0);
-        assert_eq!(count(&f, "ld_blocks"), 0.0);
-    }
-
-    #[test]
-    fn json_ld_types_become_the_ld_features_in_family_order() {
-        let names: Vec<&str> = FEATURES.iter().map(|f| f.name).filter(|n| n.starts_with("ld_") && *n != "ld_blocks").collect();
-        let families: Vec<&str> = super::super::linked_data::LINKED_DATA_FAMILIES.iter().map(|(n, _)| *n).collect();
-        assert_eq!(names, families);
-        // Scripts are emptied before the parse, so the types come from the HTML itself.
-        let html = r#"<script type="application/ld+json">{"@type":"ItemList","itemListElement":[{"@type":"Product"},{"@type":"Product"}]}</script><p>x</p>"#;
-        let dom = Dom::parse_with(html, crate::dom::DomLimits { max_elements: 1000, deadline: None }, &crate::dom::FOR_RENDERING).unwrap();
-        let f = Features::of(&dom, html, "");
-        assert_eq!((count(&f, "ld_blocks"), count(&f, "ld_item_list"), count(&f, "ld_product"), count(&f, "ld_article")), (1.0, 1.0, 2.0, 0.0));
     }
 }

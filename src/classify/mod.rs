@@ -9,7 +9,6 @@
 pub mod device;
 pub mod features;
 pub mod linear;
-pub mod linked_data;
 pub mod resnet;
 pub mod train;
 pub mod words;
@@ -221,8 +220,8 @@ impl Classifier {
     }
 
     /// The features this classifier reads from a page: the words only where its model uses them.
-    pub fn features_of(&self, page: &crate::extract::PageAnalysis<'_>, html: &str, url: &str) -> Features {
-        let features = Features::of_page(page, html, url);
+    pub fn features_of(&self, page: &crate::extract::PageAnalysis<'_>, url: &str) -> Features {
+        let features = Features::of_page(page, url);
         match self {
             Self::Resnet(net) if net.words.is_some() => features.with_words(page.dom, url),
             _ => features,
@@ -245,7 +244,7 @@ impl Classifier {
         let dom = crate::extract::parse_page(html, limits, &crate::dom::FOR_RENDERING)
             .map_err(|e| ClassifyError::Page(format!("the page could not be parsed: {e}")))?;
         let picture = self.kind().needs_picture().then(|| crate::render::render_lite(&dom, &crate::render::RenderOptions::default()).picture);
-        let features = self.features_of(&crate::extract::PageAnalysis::new(&dom), html, url);
+        let features = self.features_of(&crate::extract::PageAnalysis::new(&dom), url);
         self.classify(&[NetInput { picture: picture.as_ref(), features: &features }])?
             .pop()
             .ok_or_else(|| ClassifyError::Torch("no prediction came back".into()))

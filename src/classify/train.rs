@@ -199,7 +199,7 @@ pub fn prepare(config: &TrainConfig) -> Result<(Vec<Sample>, BTreeMap<String, us
                 split: split_of(key, config.seed, config.train_percent, config.validation_percent),
                 label,
                 // The bag from the counts: the page's words are walked once.
-                features: Features { words: WordBag::from_counts(&words), ..Features::of_page(&PageAnalysis::new(&dom), &html, &page.url) },
+                features: Features { words: WordBag::from_counts(&words), ..Features::of_page(&PageAnalysis::new(&dom), &page.url) },
                 words,
                 picture,
             })
@@ -668,7 +668,7 @@ fn record_check_outputs(config: &TrainConfig, net: &GenreNet, linear: &LinearMod
         let html = std::fs::read_to_string(page).map_err(|e| err(format!("{}: {e}", page.display())))?;
         let dom = parse_page(&html, &ExtractLimits::default(), &FOR_RENDERING).map_err(|e| err(e.to_string()))?;
         let picture = render_lite(&dom, &RenderOptions::default()).picture;
-        let features = Features::of(&dom, &html, "");
+        let features = Features::of(&dom, "");
         let name = page.file_stem().and_then(|s| s.to_str()).unwrap_or("page").to_string();
         let png = picture.to_png().map_err(|e| err(e.to_string()))?;
         std::fs::write(dir.join(format!("{name}.png")), png).map_err(|e| err(e.to_string()))?;

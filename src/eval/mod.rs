@@ -148,7 +148,7 @@ pub fn predict_genres(pages: &[GoldPage], classifier: &Classifier, limits: &Extr
                 let html = page.read_html().ok()?;
                 let dom = crate::extract::parse_page(&html, limits, &FOR_RENDERING).ok()?;
                 let picture = needs_picture.then(|| render_lite(&dom, &RenderOptions::default()).picture);
-                Some((page.id.clone(), picture, classifier.features_of(&crate::extract::PageAnalysis::new(&dom), &html, &page.url)))
+                Some((page.id.clone(), picture, classifier.features_of(&crate::extract::PageAnalysis::new(&dom), &page.url)))
             })
             .collect();
         let inputs: Vec<NetInput<'_>> = prepared.iter().map(|(_, picture, features)| NetInput { picture: picture.as_ref(), features }).collect();

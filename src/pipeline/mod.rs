@@ -434,7 +434,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 Err(e) => return skipped(e),
             },
             Some(c) if !c.kind().needs_picture() => {
-                let features = c.features_of(&page_analysis, &page.html, &page.url);
+                let features = c.features_of(&page_analysis, &page.url);
                 let predicted = c.classify(&[NetInput { picture: None, features: &features }]).ok().and_then(|mut p| p.pop());
                 let genre = predicted.as_ref().map(|p| p.genre);
                 prediction = predicted;
@@ -445,7 +445,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
             }
             Some(c) => {
                 // The genre comes later, from the batch: under goce, extract both ways now.
-                let features = c.features_of(&page_analysis, &page.html, &page.url);
+                let features = c.features_of(&page_analysis, &page.url);
                 let (extraction, candidates) = if config.extractor.uses_genre() {
                     let both = [Genre::Article, Genre::ListView].map(|g| config.extractor.extract_parsed(&page.html, &page_analysis, Some(g), &config.extract_limits));
                     match both {
