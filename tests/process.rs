@@ -212,6 +212,55 @@ fn an_unwritable_output_directory_is_a_clear_error() {
     assert!(err.contains("output directory") && err.contains("a-file"), "{err}");
 }
 
+/// A tmpfs of a few KiB mounted for one test, unmounted when dropped.
+struct SmallFileSystem {
+    dir: tempfile::TempDir,
+}
+
+impl SmallFileSystem {
+    /// None where this user may not mount (not root, or a container without the right).
+    fn mount(kib: u32) -> Option<Self> {
+        let dir = tempfile::tempdir().ok()?;
+        let size = format!("size={kib}k");
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &size, "tmpfs"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then_some(Self { dir })
+    }
+}
+
+impl Drop for SmallFileSystem {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+#[test]
+fn a_full_output_directory_is_a_clear_error_and_a_rerun_after_freeing_space_completes() {
+    let Some(small) = SmallFileSystem::mount(64) else {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
+        return;
+    };
+    // Leave 8 KiB: less than one input's Parquet shard.
+    let filler = small.dir.path().join("filler");
+    std::fs::write(&filler, vec![0u8; 56 * 1024]).unwrap();
+    let out = small.dir.path().join("out");
+    let run = process_paths(&out, &samples(), &["--classifier", "html-features"]);
+    assert_eq!(run.status.code(), Some(1), "inputs failed outright");
+    let err = stderr(&run);
+    assert!(err.contains("No space left on device") && err.contains(out.to_str().unwrap()), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&out).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "no partial shard or manifest is left: {left:?}");
+
+    std::fs::remove_file(&filler).unwrap();
+    let rerun = process_paths(&out, &samples(), &["--classifier", "html-features"]);
+    assert!(rerun.status.success(), "{}", stderr(&rerun));
+    assert_eq!(read_all_rows(&out).len(), 15, "every page of the three inputs");
+}
+
 #[test]
 fn help_explains_every_flag() {
     let help = bin().args(["process", "--help"]).output().unwrap();
