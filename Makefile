@@ -29,7 +29,7 @@ CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
 model: build  ## Retrain the ResNet and the html-features baseline on WCXB-dev on this CPU (~11 min); rewrites models/
 	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --out models $(addprefix --check-page ,$(CHECK_PAGES))
 
-cv-heads: build  ## Grouped 5-fold CV over the training and validation domains: does any head over the ResNet's fused inputs reach 95% genre accuracy? (~5 min after the build; scikit-learn in target/cv-venv)
+cv-heads: build  ## Grouped 5-fold CV over the training and validation domains: does any head over the ResNet's fused inputs reach 95% genre accuracy? (~3 min after the build; scikit-learn in target/cv-venv)
 	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --samples-out target/eval/samples.jsonl
 	[ -x target/cv-venv/bin/python ] || python3 -m venv target/cv-venv
 	target/cv-venv/bin/pip install -q -r scripts/requirements-cv.txt

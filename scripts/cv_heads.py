@@ -132,14 +132,16 @@ def out_of_fold_word_scores(pages, labels):
     return scores
 
 
-def cue_counts(dataset, pages, cues):
-    patterns = [re.compile(p, re.I | re.S) for p in cues.values()]
-    rows = []
+def cue_counts(dataset, pages, cue_sets):
+    """Per cue set, the pages' log1p pattern counts; each page's HTML is read once."""
+    compiled = {name: [re.compile(p, re.I | re.S) for p in cues.values()] for name, cues in cue_sets.items()}
+    rows = {name: [] for name in cue_sets}
     for page in pages:
         with gzip.open(f"{dataset}/html/{page['id']}.html.gz", "rb") as f:
             html = f.read().decode("utf-8", "replace")
-        rows.append([np.log1p(len(p.findall(html))) for p in patterns])
-    return np.array(rows)
+        for name, patterns in compiled.items():
+            rows[name].append([np.log1p(len(p.findall(html))) for p in patterns])
+    return {name: np.array(r) for name, r in rows.items()}
 
 
 def probabilities(model, train_x, train_y, test_x, weighted=True):
@@ -209,7 +211,7 @@ def main():
         pages = [p for p in map(json.loads, f) if p["split"] != "test"]
     labels = np.array([TYPES.index(p["label"]) for p in pages])
     features = np.array([p["features"] for p in pages], dtype=np.float64)
-    cues = {name: cue_counts(args.dataset, pages, patterns) for name, patterns in CUE_SETS.items()} if args.dataset else {}
+    cues = cue_counts(args.dataset, pages, CUE_SETS) if args.dataset else {}
     heads = HEADS + (CUE_HEADS if args.dataset else [])
     folds = np.array([fold_of(p["domain"], "outer") for p in pages])
     print(f"{len(pages)} pages of {len({p['domain'] for p in pages})} training and validation domains, {FOLDS} folds by domain", file=sys.stderr)
