@@ -540,22 +540,35 @@ fn rightmost_key(selector: &str) -> Key {
         }
     }
     let compound = &selector[start..];
-    let ident = |s: &str| s.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '\\')).next().unwrap_or("").to_owned();
-    let plain = compound.split(['[', ':']).next().unwrap_or("");
-    if let Some(i) = plain.find('#') {
-        let id = ident(&plain[i + 1..]);
-        if !id.is_empty() && !id.contains('\\') {
-            return Key::Id(id);
+    // The compound up to its first `[` or `:`, escapes resolved and marked: `\:` is part of a name
+    // (Tailwind's `.md\:hidden`), a plain `.`, `#` or `:` is not.
+    let mut plain: Vec<(char, bool)> = Vec::new();
+    let mut chars = compound.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(escaped) if !escaped.is_ascii_hexdigit() => plain.push((escaped, true)),
+                // Hex escapes are rare: such a rule is matched against every element.
+                _ => return Key::Any,
+            },
+            '[' | ':' => break,
+            c => plain.push((c, false)),
         }
     }
-    if let Some(i) = plain.find('.') {
-        let class = ident(&plain[i + 1..]);
-        if !class.is_empty() && !class.contains('\\') {
-            return Key::Class(class);
-        }
+    let name_char = |&&(c, escaped): &&(char, bool)| escaped || c.is_alphanumeric() || c == '-' || c == '_';
+    let name_after = |marker: char| -> Option<String> {
+        let start = plain.iter().position(|&(c, escaped)| c == marker && !escaped)? + 1;
+        let name: String = plain[start..].iter().take_while(name_char).map(|&(c, _)| c).collect();
+        (!name.is_empty()).then_some(name)
+    };
+    if let Some(id) = name_after('#') {
+        return Key::Id(id);
     }
-    let tag = ident(plain).to_ascii_lowercase();
-    if !tag.is_empty() && !tag.contains('\\') && !plain.contains('|') {
+    if let Some(class) = name_after('.') {
+        return Key::Class(class);
+    }
+    let tag: String = plain.iter().take_while(name_char).map(|&(c, _)| c.to_ascii_lowercase()).collect();
+    if !tag.is_empty() && !plain.contains(&('|', false)) {
         return Key::Tag(tag);
     }
     Key::Any

@@ -5,6 +5,7 @@
 //! taffy leaf whose size comes from character counts (0.5 em a character, 1.2 em a line), and
 //! the painter draws the same line breaks the measure made.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use selectors::bloom::BloomFilter;
@@ -31,6 +32,10 @@ pub const DEFAULT_IMAGE: (f32, f32) = (120.0, 90.0);
 pub const DEFAULT_SVG: (f32, f32) = (24.0, 24.0);
 /// Deeper elements are not laid out: bounds recursion here and in taffy.
 pub const MAX_DEPTH: usize = 200;
+/// Columns for a run of picture cards whose layout lived in an external stylesheet: what shop
+/// and listing themes commonly use at a 1024 px viewport (four or five cards a row).
+pub const CARD_GRID_COLUMNS: &str = "repeat(auto-fill, minmax(180px, 1fr))";
+pub const CARD_GRID_GAP: f32 = 16.0;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SegmentKind {
@@ -356,6 +361,7 @@ impl Builder<'_> {
             let leaf = Leaf::Replaced { kind, node: id, width, height };
             return self.new_node(taffy_style(&style, None), &[], BoxInfo { leaf: Some(leaf), ..info });
         }
+        let style = if style.display == Display::Block && is_card_grid(self.dom, id) { card_grid(style) } else { style };
         let children = self.children_boxes(id, &style, depth + 1);
         let container = Some(style.display);
         self.new_node(taffy_style(&style, container), &children, info)
@@ -505,6 +511,56 @@ impl Builder<'_> {
         let children = std::mem::take(row);
         out.extend(self.new_node(style, &children, BoxInfo::plain()));
     }
+}
+
+/// Whether an element's children are a run of picture cards: at least three siblings of one tag,
+/// most holding an image that is not an icon and a little text. A WARC record has only the
+/// HTML, and the stylesheet that put such cards side by side is external, so without this a
+/// shop's product grid is drawn as one tall column, like a product page's related items.
+/// (Siblings of one tag, not one class: utility-class themes give each card its own classes.)
+fn is_card_grid(dom: &Dom, id: NodeId) -> bool {
+    const MIN_CARDS: usize = 3;
+    const MAX_CARD_CHARS: usize = 400;
+    const LOOK_AT: usize = 80;
+    let children: Vec<(NodeId, &str)> = dom.element_children(id).filter_map(|c| dom.element(c).map(|e| (c, e.tag()))).collect();
+    if children.len() < MIN_CARDS {
+        return false;
+    }
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for &(_, tag) in &children {
+        *counts.entry(tag).or_default() += 1;
+    }
+    let Some((&tag, &count)) = counts.iter().max_by_key(|&(tag, n)| (*n, *tag)) else { return false };
+    if count < MIN_CARDS || count * 3 < children.len() * 2 || !CARD_TAGS.contains(&tag) {
+        return false;
+    }
+    let is_card = |card: NodeId| {
+        let mut picture = false;
+        let mut chars = 0;
+        for d in dom.descendants(card).take(LOOK_AT) {
+            match &dom.nodes[d].data {
+                NodeData::Text(t) => chars += t.trim().chars().count(),
+                NodeData::Element(e) if e.tag() == "img" || e.tag() == "picture" => picture |= !is_icon(e),
+                _ => {}
+            }
+        }
+        picture && chars > 0 && chars <= MAX_CARD_CHARS
+    };
+    children.iter().filter(|&&(c, t)| t == tag && is_card(c)).count() * 3 >= count * 2
+}
+
+/// The elements a card is commonly made of.
+const CARD_TAGS: &[&str] = &["div", "li", "article", "section", "a", "figure"];
+
+/// An image the page sizes below 64 px each way it gives: an avatar, flag or social icon, not a
+/// card's picture.
+fn is_icon(image: &crate::dom::Element) -> bool {
+    let sizes: Vec<f32> = ["width", "height"].iter().filter_map(|name| image.attr(name)?.trim().trim_end_matches("px").parse::<f32>().ok()).collect();
+    !sizes.is_empty() && sizes.iter().all(|&px| px < 64.0)
+}
+
+fn card_grid(style: Style) -> Style {
+    Style { display: Display::Grid, grid_columns: Some(CARD_GRID_COLUMNS.to_string()), gap: [Length::Px(CARD_GRID_GAP); 2], ..style }
 }
 
 /// Flex and grid items are block-level whatever their display says.

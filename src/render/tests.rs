@@ -196,3 +196,44 @@ fn hostile_css_and_markup_never_panic() {
         }
     }
 }
+
+#[test]
+fn picture_cards_without_their_stylesheet_are_drawn_as_a_grid() {
+    // A shop's grid CSS lives in an external file the WARC record does not hold.
+    let boxes = boxes_with_class(&cards("", "list"), "card");
+    assert_eq!(boxes.len(), 20);
+    assert!(distinct(boxes.iter().map(|b| b.x)) >= 4, "cards should share rows: {boxes:?}");
+    assert!(distinct(boxes.iter().map(|b| b.y)) <= 5);
+}
+
+#[test]
+fn comments_with_avatars_and_sections_with_long_text_still_stack() {
+    let comments: String = (0..6).map(|i| format!("<li class=comment><img width=48 height=48><b>user{i}</b><p>Nice post, thanks.</p></li>")).collect();
+    let boxes = boxes_with_class(&format!("<ol>{comments}</ol>"), "comment");
+    assert_eq!(boxes.len(), 6);
+    assert_eq!(distinct(boxes.iter().map(|b| b.x)), 1, "avatars are icons, not card pictures: {boxes:?}");
+
+    let section = format!("<img><p>{}</p>", "a long paragraph of running text ".repeat(20));
+    let sections: String = (0..4).map(|_| format!("<section class=part>{section}</section>")).collect();
+    let boxes = boxes_with_class(&format!("<article>{sections}</article>"), "part");
+    assert_eq!(boxes.len(), 4);
+    assert_eq!(distinct(boxes.iter().map(|b| b.x)), 1, "sections with long text are not cards: {boxes:?}");
+
+    let text_only: String = (0..6).map(|i| format!("<div class=row>Row {i}</div>")).collect();
+    let boxes = boxes_with_class(&format!("<div>{text_only}</div>"), "row");
+    assert_eq!(distinct(boxes.iter().map(|b| b.x)), 1, "no pictures, no cards");
+}
+
+#[test]
+fn framework_classes_lay_out_and_hide_without_their_stylesheet() {
+    // Bootstrap columns side by side; its dropdown menu and Tailwind's md:hidden copy hidden at 1024 px.
+    let cols: String = (0..3).map(|i| format!("<div class='col-md-4 part'>Column {i}</div>")).collect();
+    let html = format!("<div class=row>{cols}</div><ul class='dropdown-menu part'><li>menu</li></ul><div class='md:hidden part'>mobile copy</div><div class='hidden md:block part'>desktop</div>");
+    let boxes = boxes_with_class(&html, "part");
+    assert_eq!(boxes.len(), 4, "the menu and the mobile copy are hidden: {boxes:?}");
+    assert_eq!(distinct(boxes[..3].iter().map(|b| b.y)), 1, "three columns in a row: {boxes:?}");
+    assert!((boxes[0].width - 1032.0 / 3.0).abs() < 2.0, "a third of the row each: {boxes:?}");
+    // The page's own rules still win.
+    let own = boxes_with_class("<style>.hidden{display:block}</style><p class='hidden part'>shown</p>", "part");
+    assert_eq!(own.len(), 1);
+}
