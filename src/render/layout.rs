@@ -552,11 +552,11 @@ fn is_card_grid(dom: &Dom, id: NodeId) -> bool {
 /// The elements a card is commonly made of.
 const CARD_TAGS: &[&str] = &["div", "li", "article", "section", "a", "figure"];
 
-/// An image the page sizes below 64 px each way it gives: an avatar, flag or social icon, not a
-/// card's picture.
+/// An image the page sizes below 64 px in either direction: an avatar, flag, social icon or thin
+/// banner, not a card's picture.
 fn is_icon(image: &crate::dom::Element) -> bool {
-    let sizes: Vec<f32> = ["width", "height"].iter().filter_map(|name| image.attr(name)?.trim().trim_end_matches("px").parse::<f32>().ok()).collect();
-    !sizes.is_empty() && sizes.iter().all(|&px| px < 64.0)
+    let small = |name| image.attr(name).and_then(|v| v.trim().trim_end_matches("px").parse::<f32>().ok()).is_some_and(|px| px < 64.0);
+    small("width") || small("height")
 }
 
 fn card_grid(style: Style) -> Style {

@@ -168,10 +168,6 @@ pub struct Rendered {
     pub paint_time: Duration,
 }
 
-/// The layout and hiding classes of common CSS frameworks, first in the cascade: the page's own
-/// sheets override them (see the file's header).
-pub const FRAMEWORK_SHEET: &str = include_str!("frameworks.css");
-
 /// The text of the page's `<style>` sheets whose `media` applies.
 pub fn style_sheets(dom: &Dom, viewport_width: f32) -> Vec<&str> {
     dom.descendants(crate::dom::DOCUMENT)
@@ -189,8 +185,7 @@ pub fn layout_lite(dom: &Dom, options: &RenderOptions) -> Result<layout::Layout,
 
 fn layout_until(dom: &Dom, options: &RenderOptions, deadline: Instant) -> Result<layout::Layout, layout::LayoutError> {
     let keys = PageKeys::of(dom);
-    let sheets = std::iter::once(FRAMEWORK_SHEET).chain(style_sheets(dom, options.viewport_width));
-    let sheet = Stylesheet::parse(sheets, &keys, options.viewport_width);
+    let sheet = Stylesheet::parse(style_sheets(dom, options.viewport_width), &keys, options.viewport_width);
     let bounds = layout::LayoutBounds { max_boxes: options.max_boxes, deadline: Some(deadline) };
     layout::build(dom, &sheet, options.viewport_width, bounds)
 }
