@@ -555,7 +555,7 @@ const CARD_TAGS: &[&str] = &["div", "li", "article", "section", "a", "figure"];
 /// An image the page sizes below 64 px in either direction: an avatar, flag, social icon or thin
 /// banner, not a card's picture.
 fn is_icon(image: &crate::dom::Element) -> bool {
-    let small = |name| image.attr(name).and_then(|v| v.trim().trim_end_matches("px").parse::<f32>().ok()).is_some_and(|px| px < 64.0);
+    let small = |name| image.attr(name).and_then(style::attribute_length).is_some_and(|l| matches!(l, Length::Px(px) if px < 64.0));
     small("width") || small("height")
 }
 

@@ -298,19 +298,21 @@ pub fn compute(element: &Element, parent: &Style, rules: &[&[Declaration]]) -> S
 }
 
 /// width, height, bgcolor, align, border: what pre-CSS pages lay out with.
+/// A `width` or `height` attribute: pixels (`120`, `120px`) or a percentage.
+pub fn attribute_length(value: &str) -> Option<Length> {
+    let v = value.trim();
+    if let Some(p) = v.strip_suffix('%') {
+        return p.trim().parse::<f32>().ok().map(|p| Length::Percent(p / 100.0));
+    }
+    let digits = v.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(v.len());
+    v[..digits].parse::<f32>().ok().filter(|n| n.is_finite()).map(Length::Px)
+}
+
 fn apply_legacy_attributes(element: &Element, style: &mut Style) {
-    let dimension = |value: &str| -> Option<Length> {
-        let v = value.trim();
-        if let Some(p) = v.strip_suffix('%') {
-            return p.trim().parse::<f32>().ok().map(|p| Length::Percent(p / 100.0));
-        }
-        let digits = v.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(v.len());
-        v[..digits].parse::<f32>().ok().filter(|n| n.is_finite()).map(Length::Px)
-    };
-    if let Some(w) = element.attr("width").and_then(dimension) {
+    if let Some(w) = element.attr("width").and_then(attribute_length) {
         style.width = w;
     }
-    if let Some(h) = element.attr("height").and_then(dimension) {
+    if let Some(h) = element.attr("height").and_then(attribute_length) {
         style.height = h;
     }
     if let Some(c) = element.attr("bgcolor").and_then(parse_color) {
