@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test model model-web2text eval-web2text cv-heads bench-e2e bench-gpu eval eval-warcs eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test model model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-warcs eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -29,11 +29,17 @@ CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
 model: build  ## Retrain the ResNet and the html-features baseline on WCXB-dev on this CPU (~11 min); rewrites models/
 	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --out models $(addprefix --check-page ,$(CHECK_PAGES))
 
-cv-heads: build  ## Grouped 5-fold CV over the training and validation domains: does any head over the ResNet's fused inputs reach 95% genre accuracy? (~3 min after the build; scikit-learn in target/cv-venv)
+cv-heads: cv-samples  ## Grouped 5-fold CV over the training and validation domains: does any head over the ResNet's fused inputs reach 95% genre accuracy? (~3 min after the build; scikit-learn in target/cv-venv)
+	target/cv-venv/bin/python scripts/cv_heads.py target/eval/samples.jsonl --dataset $(SHARED)/data/wcxb-dev
+
+cv-curve: cv-samples  ## The same CV, fitted on 25/50/75/100% of the training domains: how genre accuracy grows with more labelled domains (~4 min after the build)
+	target/cv-venv/bin/python scripts/cv_heads.py target/eval/samples.jsonl --learning-curve
+
+# The prepared WCXB-dev pages and scikit-learn, for cv-heads and cv-curve.
+cv-samples: build
 	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --samples-out target/eval/samples.jsonl
 	[ -x target/cv-venv/bin/python ] || python3 -m venv target/cv-venv
 	target/cv-venv/bin/pip install -q -r scripts/requirements-cv.txt
-	target/cv-venv/bin/python scripts/cv_heads.py target/eval/samples.jsonl --dataset $(SHARED)/data/wcxb-dev
 
 model-web2text: build  ## Retrain Web2Text's two CNNs on CleanEval (+ WCXB-dev tuning pages) on this CPU (~1 min); rewrites models/web2text.*
 	$(BIN) train-web2text --cleaneval $(SHARED)/data/cleaneval --wcxb $(SHARED)/data/wcxb-dev --add-wcxb --out models

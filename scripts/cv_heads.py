@@ -15,6 +15,10 @@ at five strengths, gradient-boosted trees, a small MLP, a direct two-genre regre
 fused inputs plus 17 more markup cues counted by regular expressions, and the fused inputs plus the
 schema.org types a page declares in JSON-LD (both read from the raw HTML; optional: --dataset).
 Prints type and genre accuracy (list-view = forum + listing + collection > 0.5) per head.
+
+With --learning-curve: the same folds, but the word model and the fused logistic regression
+(C=0.1) are fitted on a growing share of each fold's training domains (a fixed, seeded order
+of domains), to show how accuracy grows with more labelled domains.
 """
 import argparse
 import collections
@@ -202,18 +206,51 @@ CUE_HEADS = [
 ]
 
 
+CURVE_SHARES = (0.25, 0.5, 0.75, 1.0)
+
+
+def learning_curve(pages, labels, features, folds):
+    """Out-of-fold type and genre accuracy of the word model and the fused regression, per share of training domains."""
+    # A domain's place in a fixed order: the first `share` of the order is kept.
+    place = np.array([int(hashlib.sha256(f"curve:{p['domain']}".encode()).hexdigest(), 16) % 1000 / 1000 for p in pages])
+    is_list = np.isin(labels, LIST_VIEW)
+    print(f"{'share of training domains':<26} {'pages':>6} {'words: type':>12} {'genre':>6} {'fused: type':>12} {'genre':>6}")
+    for share in CURVE_SHARES:
+        words = np.zeros((len(pages), len(TYPES)))
+        fused = np.zeros((len(pages), len(TYPES)))
+        sizes = []
+        for k in range(FOLDS):
+            train = np.flatnonzero((folds != k) & (place < share))
+            test = np.flatnonzero(folds == k)
+            train_pages, test_pages = [pages[i] for i in train], [pages[i] for i in test]
+            sizes.append(len(train))
+            words_train = out_of_fold_word_scores(train_pages, labels[train])
+            words[test] = WordModel(train_pages, labels[train]).log_probabilities(test_pages)
+            fused[test] = probabilities(LogisticRegression(C=0.1, max_iter=5000), np.hstack([features[train], words_train]), labels[train],
+                                        np.hstack([features[test], words[test]]))
+        words = np.exp(words)
+        row = [f"{np.mean(p.argmax(1) == labels):.3f} {np.mean((list_view_probability(p) > 0.5) == is_list):.3f}" for p in (words, fused)]
+        print(f"{share:<26.2f} {np.mean(sizes):>6.0f} {row[0]:>19} {row[1]:>19}")
+        sys.stdout.flush()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("samples", help="JSON lines from goce-warc train --samples-out")
     parser.add_argument("--dataset", help="the WCXB-style folder, to count the extra markup cues")
+    parser.add_argument("--learning-curve", action="store_true", help="accuracy against the share of training domains, instead of the heads")
     args = parser.parse_args()
     with open(args.samples) as f:
         pages = [p for p in map(json.loads, f) if p["split"] != "test"]
     labels = np.array([TYPES.index(p["label"]) for p in pages])
     features = np.array([p["features"] for p in pages], dtype=np.float64)
+    folds = np.array([fold_of(p["domain"], "outer") for p in pages])
+    if args.learning_curve:
+        print(f"{len(pages)} pages of {len({p['domain'] for p in pages})} training and validation domains, {FOLDS} folds by domain", file=sys.stderr)
+        learning_curve(pages, labels, features, folds)
+        return
     cues = cue_counts(args.dataset, pages, CUE_SETS) if args.dataset else {}
     heads = HEADS + (CUE_HEADS if args.dataset else [])
-    folds = np.array([fold_of(p["domain"], "outer") for p in pages])
     print(f"{len(pages)} pages of {len({p['domain'] for p in pages})} training and validation domains, {FOLDS} folds by domain", file=sys.stderr)
 
     list_view = {name: np.zeros(len(pages)) for name, _, _ in heads}

@@ -188,11 +188,6 @@ pub struct TrainArgs {
     #[arg(long)]
     pub picture_only: bool,
 
-    /// Ship the models fitted on the training domains alone, without the refit on the
-    /// training and validation domains together.
-    #[arg(long)]
-    pub no_refit: bool,
-
     /// Pages whose pictures and outputs are recorded in OUT/check for the regression test.
     #[arg(long, value_name = "PAGE")]
     pub check_page: Vec<PathBuf>,
@@ -837,7 +832,6 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         widths: args.widths,
         blocks: args.blocks,
         fuse_features: !args.picture_only,
-        refit: !args.no_refit,
         threads: args.threads,
         device: args.device,
         check_pages: args.check_page,

@@ -1,9 +1,7 @@
 //! `goce-warc train` (`make model`): renders a WCXB-style dataset with the lite renderer,
 //! splits it by domain with a fixed seed, trains the ResNet and the html-features
-//! baseline on the training domains, picks the ResNet epoch by validation loss and the
-//! list-view threshold on the validation domains, fits everything again on the training
-//! and validation domains together (the refit), scores it on the held-out test domains
-//! and writes `models/` with its model card.
+//! baseline on the training domains, picks the ResNet epoch by validation loss, scores
+//! both on the held-out test domains and writes `models/` with its model card.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -47,9 +45,6 @@ pub struct TrainConfig {
     /// Fuse the word model's scores too (needs `fuse_features`).
     pub fuse_words: bool,
     pub words: WordTraining,
-    /// After the epoch and threshold are chosen on the validation domains, fit again on
-    /// the training and validation domains together (the shipped models).
-    pub refit: bool,
     /// Folds (by domain) for the word scores the training pages are shown: each page's
     /// come from a word model that did not see its domain, as at inference.
     pub word_folds: u64,
@@ -85,7 +80,6 @@ impl Default for TrainConfig {
             fuse_words: true,
             words: WordTraining::default(),
             word_folds: 5,
-            refit: true,
             dropout: 0.2,
             max_shift: 16,
             url_dropout: 0.3,
@@ -291,12 +285,8 @@ pub struct TrainReport {
     pub renderer: String,
     pub split_pages: BTreeMap<String, BTreeMap<String, usize>>,
     pub skipped_pages: BTreeMap<String, usize>,
-    /// The selection run's epochs (training domains, validated).
     pub resnet_epochs: Vec<EpochLog>,
     pub resnet_best_epoch: usize,
-    /// The refit's epochs on the training and validation domains (empty without a refit).
-    pub refit_epochs: Vec<EpochLog>,
-    pub refit_pages: usize,
     pub resnet_parameters: i64,
     pub resnet_spec: Option<NetSpec>,
     pub resnet_train_seconds: f64,
@@ -306,8 +296,6 @@ pub struct TrainReport {
     pub all_features_linear: BTreeMap<String, Scores>,
     /// Ablation, not shipped: the word model alone.
     pub words_only: BTreeMap<String, Scores>,
-    /// Before the refit: each classifier fitted on the training domains only, on the test domains.
-    pub selection_test: BTreeMap<String, Scores>,
     pub word_vocabulary: usize,
     pub prepare_seconds: f64,
 }
@@ -316,16 +304,10 @@ pub struct TrainReport {
 pub struct EpochLog {
     pub epoch: usize,
     pub train_loss: f64,
-    /// Absent in the refit, which has no validation pages left.
-    pub validation: Option<ValidationLog>,
+    pub validation_loss: f64,
+    pub validation_type_accuracy: f64,
+    pub validation_genre_accuracy: f64,
     pub seconds: f64,
-}
-
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ValidationLog {
-    pub loss: f64,
-    pub type_accuracy: f64,
-    pub genre_accuracy: f64,
 }
 
 /// The renderer the pictures come from, recorded in the spec and the card.
@@ -344,6 +326,7 @@ pub fn renderer_description(options: &RenderOptions) -> String {
 /// Trains both classifiers and writes `models/`. `log` gets a line per step.
 pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, ClassifyError> {
     tch::set_num_threads(i32::try_from(config.threads.max(1)).unwrap_or(1));
+    tch::manual_seed(i64::try_from(config.seed % (1 << 62)).unwrap_or(0));
     let device = select_device(config.device)?;
     std::fs::create_dir_all(&config.out).map_err(|e| ClassifyError::Training { what: config.out.display().to_string(), detail: e.to_string() })?;
 
@@ -371,150 +354,85 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
         }
         split_pages.insert(name.to_string(), counts);
     }
-
-    // Selection: fitted on the training domains; the epoch and the list-view threshold
-    // are chosen on the validation domains.
-    let selection = fit(config, device, &train_set, Stop::BestOn(&validation_set), log)?;
-    let net = GenreNet::load(&config.out, Device::Cpu)?;
-    let validation_probabilities: Vec<[f32; PAGE_TYPE_COUNT]> = predict_samples(&net, &validation_set)?.iter().map(|p| p.probabilities).collect();
-    let threshold = choose_threshold(&validation_set, &validation_probabilities);
-    log(&format!("resnet: list-view threshold {threshold:.2} (validation domains)"));
-    write_json(&config.out.join(RESNET_SPEC), &NetSpec { list_view_threshold: threshold, ..selection.spec.clone() })?;
-    let mut scores = selection.scores(&GenreNet::load(&config.out, Device::Cpu)?, &[("validation", &validation_set), ("test", &test_set)], log)?;
-    let mut selection_test = BTreeMap::new();
-
-    // Refit: the same recipe on the training and validation domains together, for the
-    // chosen number of epochs, with the chosen threshold. More domains, nothing chosen on test.
-    let shipped = if config.refit {
-        for (classifier, by_split) in &mut scores {
-            if let Some(test) = by_split.remove("test") {
-                selection_test.insert(classifier.clone(), test);
-            }
-        }
-        let fit_set: Vec<&Sample> = train_set.iter().chain(&validation_set).copied().collect();
-        log(&format!("refit on {} training and validation pages for {} epochs", fit_set.len(), selection.best_epoch));
-        let refit = fit(config, device, &fit_set, Stop::After(selection.best_epoch), log)?;
-        write_json(&config.out.join(RESNET_SPEC), &NetSpec { list_view_threshold: threshold, ..refit.spec.clone() })?;
-        for (classifier, by_split) in refit.scores(&GenreNet::load(&config.out, Device::Cpu)?, &[("test", &test_set)], log)? {
-            scores.entry(classifier).or_default().extend(by_split);
-        }
-        Some(refit)
-    } else {
-        None
-    };
-    let net = GenreNet::load(&config.out, Device::Cpu)?;
-    let final_fit = shipped.as_ref().unwrap_or(&selection);
-    record_check_outputs(config, &net, &final_fit.html_features)?;
-
-    let mut take = |name: &str| scores.remove(name).unwrap_or_default();
-    let report = TrainReport {
-        config: config.clone(),
-        goce_warc_version: env!("CARGO_PKG_VERSION").to_string(),
-        renderer: selection.spec.renderer.clone(),
-        split_pages,
-        skipped_pages: skipped,
-        resnet_epochs: selection.epochs.clone(),
-        resnet_best_epoch: selection.best_epoch,
-        refit_epochs: shipped.as_ref().map(|r| r.epochs.clone()).unwrap_or_default(),
-        refit_pages: shipped.as_ref().map_or(0, |r| r.pages),
-        resnet_parameters: final_fit.parameters,
-        resnet_spec: Some(net.spec.clone()),
-        resnet_train_seconds: selection.resnet_seconds + shipped.as_ref().map_or(0.0, |r| r.resnet_seconds),
-        resnet: take(RESNET),
-        html_features: take(HTML_FEATURES),
-        all_features_linear: take(ALL_FEATURES_LINEAR),
-        words_only: take(WORDS_ONLY),
-        selection_test,
-        word_vocabulary: final_fit.words.columns(),
-        prepare_seconds,
-    };
-    write_json(&config.out.join("metrics.json"), &report)?;
-    Ok(report)
-}
-
-/// The keys of the classifiers in [`TrainReport`]'s score maps.
-const RESNET: &str = "resnet";
-const HTML_FEATURES: &str = "html-features";
-const ALL_FEATURES_LINEAR: &str = "all-features-linear";
-const WORDS_ONLY: &str = "words-only";
-
-/// When the ResNet's training ends and which epoch is kept.
-enum Stop<'a> {
-    /// Keep the epoch with the lowest loss on these pages; stop after `patience` epochs
-    /// without improvement.
-    BestOn(&'a [&'a Sample]),
-    /// Run this many epochs and keep the last.
-    After(usize),
-}
-
-/// Every classifier fitted on one set of pages (its files written to `config.out`).
-struct Fitted {
-    pages: usize,
-    html_features: LinearModel,
-    words: WordModel,
-    fused_linear: LinearModel,
-    spec: NetSpec,
-    epochs: Vec<EpochLog>,
-    best_epoch: usize,
-    parameters: i64,
-    resnet_seconds: f64,
-}
-
-/// Fits the html-features baseline, the word model, the linear model over the fused
-/// inputs and the ResNet on `fit_set`, and writes them to `config.out` (the spec with a
-/// list-view threshold of 0.5).
-fn fit(config: &TrainConfig, device: Device, fit_set: &[&Sample], stop: Stop<'_>, log: &dyn Fn(&str)) -> Result<Fitted, ClassifyError> {
-    tch::manual_seed(i64::try_from(config.seed % (1 << 62)).unwrap_or(0));
-    let labels: Vec<usize> = fit_set.iter().map(|s| s.label.index()).collect();
+    let labels: Vec<usize> = train_set.iter().map(|s| s.label.index()).collect();
     let weights = class_weights(&labels);
 
     // The baseline: the paper's 11 features, linear.
     let paper_names: Vec<String> = FEATURES[..PAPER_FEATURE_COUNT].iter().map(|f| f.name.to_string()).collect();
-    let rows: Vec<Vec<f32>> = fit_set.iter().map(|s| s.features.paper().to_vec()).collect();
-    let html_features = LinearModel::train(paper_names, &rows, &labels, &weights, LINEAR_TRAINING);
-    write_json(&config.out.join(HTML_FEATURES_MODEL), &html_features)?;
-
-    // The word model: fitted on all of `fit_set`; the fitted pages' own scores come from
-    // fold models that did not see their domain, so the head learns how far to trust
+    let rows: Vec<Vec<f32>> = train_set.iter().map(|s| s.features.paper().to_vec()).collect();
+    let linear = LinearModel::train(paper_names, &rows, &labels, &weights, LINEAR_TRAINING);
+    write_json(&config.out.join(HTML_FEATURES_MODEL), &linear)?;
+    let mut html_features = BTreeMap::new();
+    for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
+        let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(linear.probabilities(s.features.paper()))).collect();
+        let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+        html_features.insert(name.to_string(), score(&gold, &predicted));
+    }
+    log(&format!("html-features: test type accuracy {:.3}, genre accuracy {:.3}", html_features["test"].type_accuracy, html_features["test"].genre_accuracy));
+    // The word model: fitted on the training domains; the training pages' own scores come
+    // from fold models that did not see their domain, so the head learns how far to trust
     // the words on pages they were not fitted to.
     let words_started = Instant::now();
-    let docs: Vec<&[(usize, String, u32)]> = fit_set.iter().map(|s| s.words.as_slice()).collect();
-    let words = WordModel::train(&docs, &labels, &weights, &config.words)?;
+    let train_docs: Vec<&[(usize, String, u32)]> = train_set.iter().map(|s| s.words.as_slice()).collect();
+    let word_model = WordModel::train(&train_docs, &labels, &weights, &config.words)?;
     let folds = config.word_folds.max(2);
     let fold_of = |s: &Sample| splitmix(super::words::word_hash(0, &s.domain)) % folds;
-    let mut word_scores = vec![[0.0f32; PAGE_TYPE_COUNT]; fit_set.len()];
+    let mut train_word_scores = vec![[0.0f32; PAGE_TYPE_COUNT]; train_set.len()];
     for fold in 0..folds {
-        let (inside, outside): (Vec<usize>, Vec<usize>) = (0..fit_set.len()).partition(|&i| fold_of(fit_set[i]) == fold);
+        let (inside, outside): (Vec<usize>, Vec<usize>) = (0..train_set.len()).partition(|&i| fold_of(train_set[i]) == fold);
         if inside.is_empty() {
             continue;
         }
-        let fold_docs: Vec<&[(usize, String, u32)]> = outside.iter().map(|&i| docs[i]).collect();
+        let docs: Vec<&[(usize, String, u32)]> = outside.iter().map(|&i| train_docs[i]).collect();
         let fold_labels: Vec<usize> = outside.iter().map(|&i| labels[i]).collect();
-        let model = WordModel::train(&fold_docs, &fold_labels, &weights, &config.words)?;
+        let model = WordModel::train(&docs, &fold_labels, &weights, &config.words)?;
         for i in inside {
-            word_scores[i] = model.log_probabilities(&fit_set[i].features.words);
+            train_word_scores[i] = model.log_probabilities(&train_set[i].features.words);
         }
     }
-    write_json(&config.out.join(WORD_MODEL), &words)?;
-    log(&format!("words: {} words, fitted in {:.0}s", words.columns(), words_started.elapsed().as_secs_f64()));
-
-    let fuse_words = config.fuse_features && config.fuse_words;
-    let fit_rows: Vec<Vec<f32>> = fit_set.iter().zip(&word_scores).map(|(s, w)| fused_row(s, fuse_words, &words, Some(*w))).collect();
-    let mut names: Vec<String> = FEATURES.iter().map(|f| f.name.to_string()).collect();
-    if fuse_words {
-        names.extend(PAGE_TYPES.iter().map(|t| format!("words_{}", t.name())));
+    write_json(&config.out.join(WORD_MODEL), &word_model)?;
+    log(&format!("words: {} words, fitted in {:.0}s", word_model.columns(), words_started.elapsed().as_secs_f64()));
+    let mut words_only = BTreeMap::new();
+    for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
+        let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(word_model.log_probabilities(&s.features.words).map(f32::exp))).collect();
+        let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+        words_only.insert(name.to_string(), score(&gold, &predicted));
     }
-    let fused_linear = LinearModel::train(names.clone(), &fit_rows, &labels, &weights, LINEAR_TRAINING);
+    log(&format!("words alone: test type accuracy {:.3}, genre accuracy {:.3}", words_only["test"].type_accuracy, words_only["test"].genre_accuracy));
+
+    // The fused inputs: features, then (when fused) the word scores.
+    let fuse_words = config.fuse_features && config.fuse_words;
+    let row = |s: &Sample, scores: Option<[f32; PAGE_TYPE_COUNT]>| {
+        let mut row = s.features.values.to_vec();
+        if fuse_words {
+            row.extend(scores.unwrap_or_else(|| word_model.log_probabilities(&s.features.words)));
+        }
+        row
+    };
+    let train_rows: Vec<Vec<f32>> = train_set.iter().zip(&train_word_scores).map(|(s, w)| row(s, Some(*w))).collect();
+    let validation_rows: Vec<Vec<f32>> = validation_set.iter().map(|s| row(s, None)).collect();
+    let mut all_names: Vec<String> = FEATURES.iter().map(|f| f.name.to_string()).collect();
+    if fuse_words {
+        all_names.extend(PAGE_TYPES.iter().map(|t| format!("words_{}", t.name())));
+    }
+    let all_linear = LinearModel::train(all_names.clone(), &train_rows, &labels, &weights, LINEAR_TRAINING);
+    let mut all_features_linear = BTreeMap::new();
+    for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
+        let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(all_linear.probabilities(&row(s, None)))).collect();
+        let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+        all_features_linear.insert(name.to_string(), score(&gold, &predicted));
+    }
+    log(&format!("linear over the fused inputs: test type accuracy {:.3}, genre accuracy {:.3}", all_features_linear["test"].type_accuracy, all_features_linear["test"].genre_accuracy));
 
     // The ResNet.
     let options = RenderOptions::default();
-    let (mean, std) = standardisation(&fit_rows, names.len());
+    let (mean, std) = standardisation(&train_rows, all_names.len());
     let spec = NetSpec {
         widths: config.widths.clone(),
         blocks: config.blocks.clone(),
         input_size: i64::from(options.size),
         renderer: renderer_description(&options),
-        feature_names: if config.fuse_features { names } else { Vec::new() },
+        feature_names: if config.fuse_features { all_names } else { Vec::new() },
         feature_mean: if config.fuse_features { mean } else { Vec::new() },
         feature_std: if config.fuse_features { std } else { Vec::new() },
         dropout: config.dropout,
@@ -522,51 +440,51 @@ fn fit(config: &TrainConfig, device: Device, fit_set: &[&Sample], stop: Stop<'_>
         list_view_threshold: 0.5,
         fuses_words: fuse_words,
     };
-    let started = Instant::now();
-    let start = config.fuse_features.then_some(fused_linear.weights.as_slice());
-    let validation_rows: Vec<Vec<f32>> = match &stop {
-        Stop::BestOn(set) => set.iter().map(|s| fused_row(s, fuse_words, &words, None)).collect(),
-        Stop::After(_) => Vec::new(),
-    };
-    let (epochs, best_epoch, parameters) = train_resnet(config, &spec, device, (fit_set, &fit_rows), (&stop, &validation_rows), &weights, start, log)?;
-    let resnet_seconds = started.elapsed().as_secs_f64();
+    let trained = Instant::now();
+    let start = config.fuse_features.then_some(all_linear.weights.as_slice());
+    let (epochs, best_epoch, parameters) = train_resnet(config, &spec, device, (&train_set, &train_rows), (&validation_set, &validation_rows), &weights, start, log)?;
+    let resnet_train_seconds = trained.elapsed().as_secs_f64();
     write_json(&config.out.join(RESNET_SPEC), &spec)?;
-    Ok(Fitted { pages: fit_set.len(), html_features, words, fused_linear, spec, epochs, best_epoch, parameters, resnet_seconds })
-}
 
-/// A page's fused inputs: its features, then (when fused) the word model's scores, or
-/// `scores` where given (the fold models' for fitted pages).
-fn fused_row(s: &Sample, fuse_words: bool, words: &WordModel, scores: Option<[f32; PAGE_TYPE_COUNT]>) -> Vec<f32> {
-    let mut row = s.features.values.to_vec();
-    if fuse_words {
-        row.extend(scores.unwrap_or_else(|| words.log_probabilities(&s.features.words)));
-    }
-    row
-}
+    // The genre threshold that is right most often on the validation domains.
+    let net = GenreNet::load(&config.out, Device::Cpu)?;
+    let validation_probabilities: Vec<[f32; PAGE_TYPE_COUNT]> = predict_samples(&net, &validation_set)?.iter().map(|p| p.probabilities).collect();
+    let threshold = choose_threshold(&validation_set, &validation_probabilities);
+    log(&format!("resnet: list-view threshold {threshold:.2} (validation domains)"));
+    let spec = NetSpec { list_view_threshold: threshold, ..spec };
+    write_json(&config.out.join(RESNET_SPEC), &spec)?;
 
-impl Fitted {
-    /// Every classifier's scores on each named set; `net` is the saved ResNet, loaded as
-    /// goce-warc will load it.
-    fn scores(&self, net: &GenreNet, sets: &[(&str, &[&Sample])], log: &dyn Fn(&str)) -> Result<BTreeMap<String, BTreeMap<String, Scores>>, ClassifyError> {
-        let fuse_words = self.spec.fuses_words;
-        let mut out: BTreeMap<String, BTreeMap<String, Scores>> = BTreeMap::new();
-        for &(split, set) in sets {
-            let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
-            let from = |p: [f32; PAGE_TYPE_COUNT]| Prediction::from_probabilities(p);
-            let predictions = [
-                (RESNET, predict_samples(net, set)?),
-                (HTML_FEATURES, set.iter().map(|s| from(self.html_features.probabilities(s.features.paper()))).collect()),
-                (ALL_FEATURES_LINEAR, set.iter().map(|s| from(self.fused_linear.probabilities(&fused_row(s, fuse_words, &self.words, None)))).collect()),
-                (WORDS_ONLY, set.iter().map(|s| from(self.words.log_probabilities(&s.features.words).map(f32::exp))).collect()),
-            ];
-            for (classifier, predicted) in predictions {
-                let scores = score(&gold, &predicted);
-                log(&format!("{classifier} on {split}: type accuracy {:.3}, genre accuracy {:.3}", scores.type_accuracy, scores.genre_accuracy));
-                out.entry(classifier.to_string()).or_default().insert(split.to_string(), scores);
-            }
-        }
-        Ok(out)
+    // Score the saved (best) network exactly as goce-warc will load it.
+    let net = GenreNet::load(&config.out, Device::Cpu)?;
+    let mut resnet = BTreeMap::new();
+    for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
+        let predicted = predict_samples(&net, set)?;
+        let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+        resnet.insert(name.to_string(), score(&gold, &predicted));
     }
+    log(&format!("resnet: test type accuracy {:.3}, genre accuracy {:.3}", resnet["test"].type_accuracy, resnet["test"].genre_accuracy));
+    record_check_outputs(config, &net, &linear)?;
+
+    let report = TrainReport {
+        config: config.clone(),
+        goce_warc_version: env!("CARGO_PKG_VERSION").to_string(),
+        renderer: spec.renderer.clone(),
+        split_pages,
+        skipped_pages: skipped,
+        resnet_epochs: epochs,
+        resnet_best_epoch: best_epoch,
+        resnet_parameters: parameters,
+        resnet_spec: Some(spec.clone()),
+        resnet_train_seconds,
+        resnet,
+        html_features,
+        all_features_linear,
+        words_only,
+        word_vocabulary: word_model.columns(),
+        prepare_seconds,
+    };
+    write_json(&config.out.join("metrics.json"), &report)?;
+    Ok(report)
 }
 
 /// The list-view threshold in 0.20..=0.80 (steps of 0.05) with the best genre accuracy;
@@ -626,7 +544,7 @@ fn train_resnet(
     spec: &NetSpec,
     device: Device,
     (train_set, train_rows): (&[&Sample], &[Vec<f32>]),
-    (stop, validation_rows): (&Stop<'_>, &[Vec<f32>]),
+    (validation_set, validation_rows): (&[&Sample], &[Vec<f32>]),
     class_weights: &[f32],
     start: Option<&[Vec<f32>]>,
     log: &dyn Fn(&str),
@@ -646,20 +564,14 @@ fn train_resnet(
         rng
     };
     let steps_per_epoch = train_set.len().div_ceil(config.batch_size.max(1));
-    // The schedule is the full `config.epochs` long either way, so a run stopped after the
-    // selection's best epoch sees the learning rates the selection run saw.
     let total_steps = (steps_per_epoch * config.epochs).max(1);
-    let last_epoch = match stop {
-        Stop::BestOn(_) => config.epochs,
-        Stop::After(n) => (*n).clamp(1, config.epochs),
-    };
     let mut step = 0usize;
     let mut epochs = Vec::new();
     let mut best: Option<(f64, usize)> = None;
     let weights_path = config.out.join(RESNET_WEIGHTS);
     let shift = config.max_shift as u64;
     let url_features: Vec<usize> = FEATURES.iter().enumerate().filter(|(_, f)| f.name.starts_with("url_")).map(|(i, _)| i).collect();
-    for epoch in 1..=last_epoch {
+    for epoch in 1..=config.epochs {
         let started = Instant::now();
         let mut order: Vec<usize> = (0..train_set.len()).collect();
         for i in (1..order.len()).rev() {
@@ -700,12 +612,6 @@ fn train_resnet(
             optimizer.backward_step(&loss);
             loss_sum += loss.double_value(&[]) * batch.len() as f64;
         }
-        let train_loss = loss_sum / train_set.len().max(1) as f64;
-        let Stop::BestOn(validation_set) = stop else {
-            log(&format!("epoch {epoch:>2}: train loss {train_loss:.3} ({:.0}s)", started.elapsed().as_secs_f64()));
-            epochs.push(EpochLog { epoch, train_loss, validation: None, seconds: started.elapsed().as_secs_f64() });
-            continue;
-        };
         // Validation: plain (unweighted) cross-entropy and accuracies.
         let (validation_loss, predicted) = tch::no_grad(|| {
             let mut loss = 0.0;
@@ -727,15 +633,19 @@ fn train_resnet(
         });
         let gold: Vec<PageType> = validation_set.iter().map(|s| s.label).collect();
         let scores = score(&gold, &predicted);
-        let validation = ValidationLog { loss: validation_loss, type_accuracy: scores.type_accuracy, genre_accuracy: scores.genre_accuracy };
+        let entry = EpochLog {
+            epoch,
+            train_loss: loss_sum / train_set.len().max(1) as f64,
+            validation_loss,
+            validation_type_accuracy: scores.type_accuracy,
+            validation_genre_accuracy: scores.genre_accuracy,
+            seconds: started.elapsed().as_secs_f64(),
+        };
         log(&format!(
-            "epoch {epoch:>2}: train loss {train_loss:.3}, validation loss {:.3}, type accuracy {:.3}, genre accuracy {:.3} ({:.0}s)",
-            validation.loss,
-            validation.type_accuracy,
-            validation.genre_accuracy,
-            started.elapsed().as_secs_f64()
+            "epoch {epoch:>2}: train loss {:.3}, validation loss {:.3}, type accuracy {:.3}, genre accuracy {:.3} ({:.0}s)",
+            entry.train_loss, entry.validation_loss, entry.validation_type_accuracy, entry.validation_genre_accuracy, entry.seconds
         ));
-        epochs.push(EpochLog { epoch, train_loss, validation: Some(validation), seconds: started.elapsed().as_secs_f64() });
+        epochs.push(entry);
         if best.is_none_or(|(loss, _)| validation_loss < loss) {
             best = Some((validation_loss, epoch));
             vs.save(&weights_path)?;
@@ -743,10 +653,6 @@ fn train_resnet(
             log(&format!("no validation improvement for {} epochs: stopping", config.patience));
             break;
         }
-    }
-    if let Stop::After(_) = stop {
-        vs.save(&weights_path)?;
-        best = Some((f64::NAN, last_epoch));
     }
     Ok((epochs, best.map_or(0, |(_, e)| e), parameters))
 }
@@ -843,20 +749,12 @@ pub fn model_card(report: &TrainReport) -> String {
     out += "| `check/` | pictures, features and recorded outputs for the regression test |\n\n";
     out += "## Data\n\n";
     out += &format!(
-        "`{}` (WCXB development split), rendered by the {}. Pages are split **by domain** (host without `www.`), with a seeded hash (seed {}): {}% of domains train, {}% validate (the choice of epoch and list-view threshold), the rest are the held-out test domains. {}No test domain was seen in training.\n\n",
+        "`{}` (WCXB development split), rendered by the {}. Pages are split **by domain** (host without `www.`), with a seeded hash (seed {}): {}% of domains train, {}% validate (epoch choice), the rest are the held-out test domains. No test domain was seen in training.\n\n",
         c.dataset.display(),
         report.renderer,
         c.seed,
         c.train_percent,
-        c.validation_percent,
-        if report.refit_pages > 0 {
-            format!(
-                "Once those are chosen, every shipped model is fitted again, the same way, on the training and validation domains together ({} pages), for the chosen number of epochs (the refit). ",
-                report.refit_pages
-            )
-        } else {
-            String::new()
-        }
+        c.validation_percent
     );
     out += "| split | pages | ";
     out += &PAGE_TYPES.iter().map(|t| t.name()).collect::<Vec<_>>().join(" | ");
@@ -880,12 +778,12 @@ pub fn model_card(report: &TrainReport) -> String {
     );
     out += &format!(
         "- Page features fused into the head: {} (HTML structure, Algorithm 2 list statistics, schema.org / Open Graph types, prices, URL shape and words; see src/classify/features.rs).\n\n",
-        if c.fuse_features { format!("{} (log1p counts and shares, standardised with the fitted pages' statistics)", FEATURE_COUNT) } else { "none".into() }
+        if c.fuse_features { format!("{} (log1p counts and shares, standardised with the training set's statistics)", FEATURE_COUNT) } else { "none".into() }
     );
     if report.resnet_spec.as_ref().is_some_and(|s| s.fuses_words) {
         out.truncate(out.trim_end().len());
         out += &format!(
-            "\n- The word model's seven log-probabilities, fused the same way: a multinomial logistic regression (L2 {}, class-balanced, {} full-batch Adam steps) over TF-IDF (sublinear tf, each field L2-normalised) of the page's words in four fields: visible text, class and id words, title, URL path. Per field the words in at least {:?} fitted pages (text, class, title, url), at most {} each: {} words in all, learned from the fitted domains only, never the test domains (src/classify/words.rs). The fitted pages' scores come from {} fold models, split by domain, that did not see the page's domain.\n\n",
+            "\n- The word model's seven log-probabilities, fused the same way: a multinomial logistic regression (L2 {}, class-balanced, {} full-batch Adam steps) over TF-IDF (sublinear tf, each field L2-normalised) of the page's words in four fields: visible text, class and id words, title, URL path. Per field the words in at least {:?} training pages (text, class, title, url), at most {} each: {} words in all, learned from the training domains only (src/classify/words.rs). The training pages' scores come from {} fold models, split by domain, that did not see the page's domain.\n\n",
             c.words.l2, c.words.steps, c.words.min_df, c.words.max_words, report.word_vocabulary, c.word_folds
         );
     }
@@ -895,7 +793,7 @@ pub fn model_card(report: &TrainReport) -> String {
         c.widths, c.blocks, c.dropout, report.resnet_parameters
     );
     out += &format!(
-        "AdamW (lr {}, weight decay {}), cosine schedule, batch {}, class-balanced cross-entropy (weights (n / (k n_c))^0.5), random shifts of up to {} px, the URL features blanked for {:.0}% of pages; a schedule of {} epochs, the epoch with the lowest validation loss is kept (epoch {} of {} run), early stop after {} epochs without improvement{}. Trained on the {} in {:.0} s; rendering and features took {:.0} s.\n\n",
+        "AdamW (lr {}, weight decay {}), cosine schedule, batch {}, class-balanced cross-entropy (weights (n / (k n_c))^0.5), random shifts of up to {} px, the URL features blanked for {:.0}% of pages; at most {} epochs, the epoch with the lowest validation loss is kept (epoch {} of {} run), early stop after {} epochs without improvement. Trained on the {} in {:.0} s; rendering and features took {:.0} s.\n\n",
         c.learning_rate,
         c.weight_decay,
         c.batch_size,
@@ -905,11 +803,6 @@ pub fn model_card(report: &TrainReport) -> String {
         report.resnet_best_epoch,
         report.resnet_epochs.len(),
         c.patience,
-        if report.refit_epochs.is_empty() {
-            String::new()
-        } else {
-            format!("; the refit runs the same schedule for those {} epochs and keeps the last", report.refit_epochs.len())
-        },
         if c.device == DeviceChoice::Cpu { format!("CPU ({} threads)", c.threads) } else { "GPU".to_string() },
         report.resnet_train_seconds,
         report.prepare_seconds
@@ -936,18 +829,10 @@ pub fn model_card(report: &TrainReport) -> String {
             );
         }
     }
-    if !report.selection_test.is_empty() {
-        out += "\nThe same classifiers before the refit (fitted on the training domains only), on the same test pages:\n\n| classifier | genre accuracy | type accuracy |\n|---|---|---|\n";
-        for (key, name) in [(RESNET, "resnet"), (HTML_FEATURES, "html-features"), (ALL_FEATURES_LINEAR, all_features.as_str()), (WORDS_ONLY, "word model alone")] {
-            if let Some(t) = report.selection_test.get(key) {
-                out += &format!("| {name} | {} | {} |\n", pct(t.genre_accuracy), pct(t.type_accuracy));
-            }
-        }
-    }
     if let Some(spec) = &report.resnet_spec {
         out += &format!("\nThe ResNet calls a page list-view when forum + listing + collection exceed {:.2} (the threshold with the best genre accuracy on the validation domains).\n", spec.list_view_threshold);
     }
-    out += "\nValidation domains (the selection run's models; used to choose the epoch and threshold, so optimistic):\n\n| classifier | genre accuracy | type accuracy |\n|---|---|---|\n";
+    out += "\nValidation domains (used to choose the epoch, so optimistic):\n\n| classifier | genre accuracy | type accuracy |\n|---|---|---|\n";
     for (name, scores) in [("resnet", &report.resnet), ("html-features", &report.html_features)] {
         if let Some(v) = scores.get("validation") {
             out += &format!("| {name} | {} | {} |\n", pct(v.genre_accuracy), pct(v.type_accuracy));
@@ -970,14 +855,15 @@ pub fn model_card(report: &TrainReport) -> String {
     }
     out += "\n## Epochs\n\n| epoch | train loss | validation loss | validation type accuracy | validation genre accuracy | seconds |\n|---|---|---|---|---|---|\n";
     for e in &report.resnet_epochs {
-        let Some(v) = &e.validation else { continue };
-        out += &format!("| {} | {:.3} | {:.3} | {} | {} | {:.0} |\n", e.epoch, e.train_loss, v.loss, pct(v.type_accuracy), pct(v.genre_accuracy), e.seconds);
-    }
-    if !report.refit_epochs.is_empty() {
-        out += "\nThe refit (training and validation domains):\n\n| epoch | train loss | seconds |\n|---|---|---|\n";
-        for e in &report.refit_epochs {
-            out += &format!("| {} | {:.3} | {:.0} |\n", e.epoch, e.train_loss, e.seconds);
-        }
+        out += &format!(
+            "| {} | {:.3} | {:.3} | {} | {} | {:.0} |\n",
+            e.epoch,
+            e.train_loss,
+            e.validation_loss,
+            pct(e.validation_type_accuracy),
+            pct(e.validation_genre_accuracy),
+            e.seconds
+        );
     }
     out += "\n## Reproduce\n\n```\nmake model # goce-warc train --dataset ../shared/data/wcxb-dev --out models\n```\n";
     out += &format!("\ngoce-warc {}.\n", report.goce_warc_version);
