@@ -21,8 +21,6 @@ use css::{PageKeys, Stylesheet, media_matches};
 
 /// The browser window the page is laid out in, in CSS px.
 pub const VIEWPORT_WIDTH: f32 = 1024.0;
-/// The classifier's picture: the top this many CSS px of the page.
-pub const CROP_HEIGHT: f32 = 2048.0;
 /// What `vh` refers to.
 pub const VIEWPORT_HEIGHT: f32 = 768.0;
 
@@ -45,11 +43,8 @@ pub struct RenderOptions {
     pub viewport_width: f32,
     /// The picture's width in pixels; the scale is `size / viewport_width`.
     pub size: u32,
-    /// The whole page (up to `max_page_height`) instead of the top `crop_height` px.
+    /// The whole page (up to `max_page_height`) instead of the square top `viewport_width` px.
     pub full: bool,
-    /// CSS px from the top of the page drawn into the square picture: taller than the
-    /// viewport is wide, the picture is squeezed vertically.
-    pub crop_height: f32,
     pub max_boxes: usize,
     pub max_page_height: f32,
     pub time_limit: Duration,
@@ -57,7 +52,7 @@ pub struct RenderOptions {
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        Self { viewport_width: VIEWPORT_WIDTH, size: 224, full: false, crop_height: CROP_HEIGHT, max_boxes: 20_000, max_page_height: 16_384.0, time_limit: Duration::from_millis(500) }
+        Self { viewport_width: VIEWPORT_WIDTH, size: 224, full: false, max_boxes: 20_000, max_page_height: 16_384.0, time_limit: Duration::from_millis(500) }
     }
 }
 
@@ -215,13 +210,9 @@ pub fn render_lite(dom: &Dom, options: &RenderOptions) -> Rendered {
         }
         page_height.clamp(1.0, options.max_page_height)
     } else {
-        options.crop_height.max(1.0)
+        options.viewport_width
     };
-    let frame = if options.full {
-        paint::Frame { page_height: painted_height, scale: (scale, scale), width: options.size, height: ((painted_height * scale).round() as u32).max(1) }
-    } else {
-        paint::Frame { page_height: painted_height, scale: (scale, options.size as f32 / painted_height), width: options.size, height: options.size }
-    };
+    let frame = paint::Frame { page_height: painted_height, scale, width: options.size, height: ((painted_height * scale).round() as u32).max(1) };
     let paint_started = Instant::now();
     let painted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| paint::paint(&layout, dom, frame)));
     let paint_time = paint_started.elapsed();

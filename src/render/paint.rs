@@ -38,8 +38,7 @@ const SVG_CACHE_ENTRIES: usize = 512;
 #[derive(Debug, Clone, Copy)]
 pub struct Frame {
     pub page_height: f32,
-    /// Picture pixels per CSS px, across and down.
-    pub scale: (f32, f32),
+    pub scale: f32,
     pub width: u32,
     pub height: u32,
 }
@@ -48,7 +47,7 @@ pub fn paint(layout: &Layout, dom: &Dom, frame: Frame) -> Option<Pixmap> {
     let mut pixmap = Pixmap::new(frame.width.max(1), frame.height.max(1))?;
     let background = layout.page_background.filter(|c| c[3] > 0).unwrap_or(palette::PAGE);
     pixmap.fill(color(background));
-    let mut painter = Painter { pixmap, dom, layout, transform: Transform::from_scale(frame.scale.0, frame.scale.1), bottom: frame.page_height };
+    let mut painter = Painter { pixmap, dom, layout, transform: Transform::from_scale(frame.scale, frame.scale), bottom: frame.page_height };
     painter.node(layout.root, 0.0, 0.0, 0);
     Some(painter.pixmap)
 }
