@@ -24,11 +24,6 @@ pub struct LinearTraining {
 
 pub const LINEAR_TRAINING: LinearTraining = LinearTraining { iterations: 3000, learning_rate: 0.5, l2: 1e-3 };
 
-/// The linear model over the ResNet's fused inputs (page features and word scores), which is
-/// the network's fixed head: ten times the L2, scikit-learn's C = 0.1 for WCXB-dev's class
-/// weights, the strength with the best type accuracy in `make cv-heads` (C = 0.1 to 10).
-pub const FUSED_LINEAR_TRAINING: LinearTraining = LinearTraining { l2: 1e-2, ..LINEAR_TRAINING };
-
 impl LinearModel {
     /// Fits by full-batch gradient descent on the cross-entropy; `class_weights` balance
     /// the page types.

@@ -12,7 +12,7 @@ use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
 use super::features::{FEATURE_COUNT, FEATURES, Features, PAPER_FEATURE_COUNT};
-use super::linear::{FUSED_LINEAR_TRAINING, LINEAR_TRAINING, LinearModel, standardisation};
+use super::linear::{LINEAR_TRAINING, LinearModel, standardisation};
 use super::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
 use super::words::{WordBag, WordModel, WordTraining, word_counts};
 use super::{
@@ -415,7 +415,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
     if fuse_words {
         all_names.extend(PAGE_TYPES.iter().map(|t| format!("words_{}", t.name())));
     }
-    let all_linear = LinearModel::train(all_names.clone(), &train_rows, &labels, &weights, FUSED_LINEAR_TRAINING);
+    let all_linear = LinearModel::train(all_names.clone(), &train_rows, &labels, &weights, LINEAR_TRAINING);
     let mut all_features_linear = BTreeMap::new();
     for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
         let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(all_linear.probabilities(&row(s, None)))).collect();
