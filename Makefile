@@ -26,7 +26,7 @@ test:  ## All unit and integration tests (over the project's own fixtures)
 # The pages whose pictures and model outputs are recorded in models/check for the regression test.
 CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
 
-model: build  ## Retrain the ResNet and the html-features baseline on WCXB-dev on this CPU (~11 min); rewrites models/
+model: build  ## Retrain the ResNet and the html-features baseline on WCXB-dev on this CPU (~5 min after the build); rewrites models/
 	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --out models $(addprefix --check-page ,$(CHECK_PAGES))
 
 cv-heads: cv-samples  ## Grouped 5-fold CV over the training and validation domains: does any head over the ResNet's fused inputs reach 95% genre accuracy? (~3 min after the build; scikit-learn in target/cv-venv)

@@ -245,13 +245,12 @@ def main():
     labels = np.array([TYPES.index(p["label"]) for p in pages])
     features = np.array([p["features"] for p in pages], dtype=np.float64)
     folds = np.array([fold_of(p["domain"], "outer") for p in pages])
+    print(f"{len(pages)} pages of {len({p['domain'] for p in pages})} training and validation domains, {FOLDS} folds by domain", file=sys.stderr)
     if args.learning_curve:
-        print(f"{len(pages)} pages of {len({p['domain'] for p in pages})} training and validation domains, {FOLDS} folds by domain", file=sys.stderr)
         learning_curve(pages, labels, features, folds)
         return
     cues = cue_counts(args.dataset, pages, CUE_SETS) if args.dataset else {}
     heads = HEADS + (CUE_HEADS if args.dataset else [])
-    print(f"{len(pages)} pages of {len({p['domain'] for p in pages})} training and validation domains, {FOLDS} folds by domain", file=sys.stderr)
 
     list_view = {name: np.zeros(len(pages)) for name, _, _ in heads}
     predicted_type = {name: np.zeros(len(pages), dtype=int) for name, _, _ in heads}
