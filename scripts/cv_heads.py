@@ -136,6 +136,22 @@ def out_of_fold_word_scores(pages, labels):
     return scores
 
 
+def fold_inputs(pages, labels, features, train, test):
+    """One fold's inputs for the heads: the page features, and word scores that are out of fold
+    for the training part and from a word model fitted on all of it for the test part."""
+    train_pages, test_pages = [pages[i] for i in train], [pages[i] for i in test]
+    words_train = out_of_fold_word_scores(train_pages, labels[train])
+    words_test = WordModel(train_pages, labels[train]).log_probabilities(test_pages)
+    return {
+        "y_train": labels[train],
+        "features_train": features[train],
+        "features_test": features[test],
+        "words_test": words_test,
+        "fused_train": np.hstack([features[train], words_train]),
+        "fused_test": np.hstack([features[test], words_test]),
+    }
+
+
 def cue_counts(dataset, pages, cue_sets):
     """Per cue set, the pages' log1p pattern counts; each page's HTML is read once."""
     compiled = {name: [re.compile(p, re.I | re.S) for p in cues.values()] for name, cues in cue_sets.items()}
@@ -222,13 +238,10 @@ def learning_curve(pages, labels, features, folds):
         for k in range(FOLDS):
             train = np.flatnonzero((folds != k) & (place < share))
             test = np.flatnonzero(folds == k)
-            train_pages, test_pages = [pages[i] for i in train], [pages[i] for i in test]
             sizes.append(len(train))
-            words_train = out_of_fold_word_scores(train_pages, labels[train])
-            words[test] = WordModel(train_pages, labels[train]).log_probabilities(test_pages)
-            fused[test] = probabilities(LogisticRegression(C=0.1, max_iter=5000), np.hstack([features[train], words_train]), labels[train],
-                                        np.hstack([features[test], words[test]]))
-        words = np.exp(words)
+            fold = fold_inputs(pages, labels, features, train, test)
+            words[test] = np.exp(fold["words_test"])
+            fused[test] = lr(0.1)(fold)
         row = [f"{np.mean(p.argmax(1) == labels):.3f} {np.mean((list_view_probability(p) > 0.5) == is_list):.3f}" for p in (words, fused)]
         print(f"{share:<26.2f} {np.mean(sizes):>6.0f} {row[0]:>19} {row[1]:>19}")
         sys.stdout.flush()
@@ -257,16 +270,8 @@ def main():
     for k in range(FOLDS):
         train = np.flatnonzero(folds != k)
         test = np.flatnonzero(folds == k)
-        train_pages, test_pages = [pages[i] for i in train], [pages[i] for i in test]
-        words_train = out_of_fold_word_scores(train_pages, labels[train])
-        words_test = WordModel(train_pages, labels[train]).log_probabilities(test_pages)
         fold = {
-            "y_train": labels[train],
-            "features_train": features[train],
-            "features_test": features[test],
-            "words_test": words_test,
-            "fused_train": np.hstack([features[train], words_train]),
-            "fused_test": np.hstack([features[test], words_test]),
+            **fold_inputs(pages, labels, features, train, test),
             **{f"{name}_train": counts[train] for name, counts in cues.items()},
             **{f"{name}_test": counts[test] for name, counts in cues.items()},
         }
