@@ -1,7 +1,7 @@
 //! Parse + extract speed on one core over real pages (every fifth WCXB-dev page, the
 //! held-out part, from `GOCE_BENCH_PAGES`, default `../shared/data/wcxb-dev`).
 //! Reported as pages per second; HTML parsing is also timed on its own. `web2text`
-//! loads the shipped model from `models/`.
+//! and `combined` load the shipped models from `models/`.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -54,7 +54,7 @@ fn extract(c: &mut Criterion) {
     });
     // Web2Text's networks run in LibTorch on one thread, like everything else here.
     tch::set_num_threads(1);
-    for extractor in [Extractor::AllText, Extractor::Article, Extractor::ListView, Extractor::Goce, Extractor::Web2text] {
+    for extractor in [Extractor::AllText, Extractor::Article, Extractor::ListView, Extractor::Goce, Extractor::Web2text, Extractor::Combined] {
         group.bench_function(format!("parse + {}", extractor.name()), |b| {
             b.iter(|| {
                 for page in &pages {

@@ -43,6 +43,9 @@ pub enum Command {
     /// Train Web2Text's two CNNs on CleanEval (the paper's split) and write
     /// models/web2text.* (what `make model-web2text` runs).
     TrainWeb2text(TrainWeb2textArgs),
+    /// Train the combiner (the default extractor) on every page with gold text, after
+    /// domain-grouped cross-validation beside the other extractors.
+    TrainExtract(TrainExtractArgs),
     /// Add up the manifests of an output folder (pages, genres, skips by reason) and list
     /// the inputs that have none yet.
     Summary(SummaryArgs),
@@ -90,6 +93,9 @@ impl ClassifierArgs {
         if extractors.iter().any(|e| e.uses_web2text()) {
             goce_warc::extract::web2text::shared_model(self.models.as_deref())?;
         }
+        if extractors.contains(&Extractor::Combined) {
+            goce_warc::extract::combine::shared_model(self.models.as_deref())?;
+        }
         Ok(())
     }
 
@@ -125,6 +131,49 @@ pub struct ClassifyArgs {
     /// Print a JSON line per page (with every page type's probability).
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainExtractArgs {
+    /// WCXB-dev (its held-out fifth is never read here).
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/wcxb-dev")]
+    pub wcxb: PathBuf,
+
+    /// CleanEval (`dev/`, `final/`); `none` leaves it out.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/cleaneval")]
+    pub cleaneval: PathBuf,
+
+    /// The Scrapinghub article benchmark (its held-out fifth is never read); `none` leaves it out.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/scrapinghub")]
+    pub scrapinghub: PathBuf,
+
+    /// Where combiner.json and combiner.md go.
+    #[arg(long, value_name = "DIR", default_value = "models")]
+    pub out: PathBuf,
+
+    /// Folds of the domain-grouped cross-validation.
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+
+    /// Cross-validate only; write no model.
+    #[arg(long)]
+    pub cv_only: bool,
+
+    /// Write the cross-validation report (means and every page's scores) as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Trees to grow.
+    #[arg(long, default_value_t = 200)]
+    pub trees: usize,
+
+    /// The models folder whose ResNet gives `goce` its genre in the comparison.
+    #[arg(long, value_name = "DIR", default_value = "models")]
+    pub models: PathBuf,
+
+    /// CPU threads.
+    #[arg(long, short = 'j', default_value_t = 2)]
+    pub threads: usize,
 }
 
 #[derive(Args, Debug)]
@@ -275,7 +324,7 @@ pub struct ExtractArgs {
     pub page: String,
 
     /// Text extraction algorithm.
-    #[arg(long, value_enum, default_value = "goce")]
+    #[arg(long, value_enum, default_value = "combined")]
     pub extractor: Extractor,
 
     /// The page's genre, when known: `goce` uses it instead of the classifier's.
@@ -374,8 +423,8 @@ pub struct ProcessArgs {
     #[arg(long)]
     pub any_status: bool,
 
-    /// Text extraction algorithm (goce: the classifier's genre picks article or list-view).
-    #[arg(long, value_enum, default_value = "goce")]
+    /// Text extraction algorithm (combined: trained trees decide block by block; goce: the classifier's genre picks article or list-view).
+    #[arg(long, value_enum, default_value = "combined")]
     pub extractor: Extractor,
 
     #[command(flatten)]
@@ -455,6 +504,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Classify(args) => classify(args),
         Command::Train(args) => train(args),
         Command::TrainWeb2text(args) => train_web2text(args),
+        Command::TrainExtract(args) => train_extract(args),
     }
 }
 
@@ -638,15 +688,14 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     if args.extractor.needs_gold_genre() && args.genre.is_none() {
         anyhow::bail!("--extractor oracle needs --genre (or use goce, which guesses it)");
     }
-    let genre = match args.genre {
-        Some(genre) => Some(genre),
-        None if args.extractor.uses_genre() => match args.classifier.load(1)? {
-            Some(classifier) => Some(classifier.classify_html(&html, args.url.as_deref().unwrap_or(""), &ExtractLimits::default())?.genre),
-            None => None,
-        },
-        None => None,
+    let prediction = match args.classifier.load(1)? {
+        Some(classifier) if args.extractor.uses_classifier() && args.genre.is_none() => {
+            Some(classifier.classify_html(&html, args.url.as_deref().unwrap_or(""), &ExtractLimits::default())?)
+        }
+        _ => None,
     };
-    let extraction = args.extractor.extract(&html, genre, &ExtractLimits::default())?;
+    let genre = args.genre.or_else(|| prediction.as_ref().filter(|_| args.extractor.uses_genre()).map(|p| p.genre));
+    let extraction = args.extractor.extract_with(&html, genre, prediction.map(|p| p.probabilities), &ExtractLimits::default())?;
     let output = if args.json {
         let json = serde_json::json!({
             "title": extraction.title,
@@ -756,8 +805,8 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     let threads = rayon::current_num_threads();
     let (genres, genre_source) = match args.classifier.load(threads)? {
-        Some(classifier) if extractors.iter().any(|e| e.uses_genre()) => {
-            let predicted = eval::predict_genres(&pages, &classifier, &ExtractLimits::default())?;
+        Some(classifier) if extractors.iter().any(|e| e.uses_classifier()) => {
+            let predicted = eval::predict_pages(&pages, &classifier, &ExtractLimits::default())?;
             (predicted, format!("the {} classifier's genre", classifier.kind().name()))
         }
         _ => (Default::default(), "a guess from HTML structure (list-view repetition), --classifier none".to_string()),
@@ -863,6 +912,50 @@ fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode> {
     let report = train::train(&config, &|line| eprintln!("train-web2text: {line}"))?;
     std::fs::write(config.out.join("web2text.md"), train::model_card(&report, &config)).context("writing the Web2Text model card")?;
     eprintln!("train-web2text: wrote {} ({:.0} s)", config.out.display(), report.seconds);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> {
+    use goce_warc::extract::combine::train::{self, TrainConfig, TreeSettings};
+    let started = std::time::Instant::now();
+    let given = |p: PathBuf| (p.as_os_str() != "none").then_some(p);
+    let config = TrainConfig {
+        wcxb: args.wcxb,
+        cleaneval: given(args.cleaneval),
+        scrapinghub: given(args.scrapinghub),
+        out: args.out,
+        folds: args.folds,
+        trees: TreeSettings { trees: args.trees, ..TreeSettings::default() },
+        cv_only: args.cv_only,
+    };
+    rayon::ThreadPoolBuilder::new().num_threads(args.threads.max(1)).build_global().ok();
+    tch::set_num_threads(i32::try_from(args.threads.max(1)).unwrap_or(1));
+    let pages = train::load_pages(&config)?;
+    eprintln!("train-extract: {} pages; the ResNet's genre for goce", pages.len());
+    let classifier = Classifier::load(ClassifierKind::Resnet, &args.models, DeviceChoice::Cpu)?;
+    let keyed: Vec<goce_warc::eval::GoldPage> = pages
+        .iter()
+        .map(|(dataset, p)| goce_warc::eval::GoldPage { id: format!("{dataset}/{}", p.id), ..p.clone() })
+        .collect();
+    let predictions = goce_warc::eval::predict_pages(&keyed, &classifier, &ExtractLimits::default())?;
+    drop(keyed);
+    let split = goce_warc::classify::train::recorded_split(&args.models).ok();
+    let prepared = train::prepare(pages, &predictions, split.as_ref());
+    let blocks: usize = prepared.iter().map(|p| p.table.len()).sum();
+    eprintln!("train-extract: {} pages prepared, {blocks} blocks ({:.0} s)", prepared.len(), started.elapsed().as_secs_f64());
+    let (report, selector_rows) = train::cross_validate(&prepared, &config, &|line| eprintln!("train-extract: {line}"))?;
+    print_stdout(&train::render_report(&report))?;
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string(&report)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if config.cv_only {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let fit_started = std::time::Instant::now();
+    let (final_pages, final_blocks) = train::train_final(&prepared, &selector_rows, &config)?;
+    let card = train::model_card(&report, final_pages, final_blocks, fit_started.elapsed().as_secs_f64());
+    std::fs::write(config.out.join("combiner.md"), card).context("writing the combiner's model card")?;
+    eprintln!("train-extract: wrote {} ({:.0} s)", config.out.display(), started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }
 

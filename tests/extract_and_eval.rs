@@ -128,7 +128,7 @@ fn eval_scores_every_extractor_by_split_and_genre_and_enforces_floors() {
         .unwrap();
     assert!(run.status.success(), "{}", stderr(&run));
     let table = String::from_utf8(run.stdout).unwrap();
-    for header in ["all-text", "article-paper", "list-view-paper", "goce", "oracle", "web2text", "goce-web2text", "F1 (LCS)", "cosine", "word F1"] {
+    for header in ["combined", "all-text", "article-paper", "list-view-paper", "goce", "oracle", "web2text", "goce-web2text", "F1 (LCS)", "cosine", "word F1"] {
         assert!(table.contains(header), "{header} not in\n{table}");
     }
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
@@ -142,7 +142,7 @@ fn eval_scores_every_extractor_by_split_and_genre_and_enforces_floors() {
     assert_eq!(all["all"]["all-text"]["word_recall"], 1.0);
     assert_eq!(all["all"]["all-text"]["with_found"], 1.0);
     let extractors = <goce_warc::extract::Extractor as clap::ValueEnum>::value_variants().len();
-    assert_eq!(extractors, 9);
+    assert_eq!(extractors, 10);
     assert_eq!(report["pages"].as_array().unwrap().len(), 12 * extractors);
 
     let strict = bin()

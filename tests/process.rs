@@ -275,7 +275,7 @@ fn help_explains_every_flag() {
 }
 
 #[test]
-fn by_default_the_resnet_classifies_every_page_and_its_genre_picks_the_text() {
+fn by_default_the_resnet_classifies_every_page_and_the_combiner_takes_the_text() {
     let out = tempfile::tempdir().unwrap();
     let run = process_paths(out.path(), &samples()[..2], &["--device", "cpu", "--batch-size", "5"]);
     assert!(run.status.success(), "{}", stderr(&run));
@@ -283,7 +283,7 @@ fn by_default_the_resnet_classifies_every_page_and_its_genre_picks_the_text() {
     assert_eq!(rows.len(), 12);
     let types = ["article", "forum", "product", "collection", "listing", "documentation", "service"];
     for row in &rows {
-        assert_eq!(row.extractor, "goce");
+        assert_eq!(row.extractor, "combined");
         assert!(matches!(row.genre.as_deref(), Some("article" | "list-view")), "{row:?}");
         assert!(row.page_type.as_deref().is_some_and(|t| types.contains(&t)), "{row:?}");
         assert!(row.genre_confidence.is_some_and(|c| (0.5..=1.0).contains(&c)), "{row:?}");
@@ -295,10 +295,10 @@ fn by_default_the_resnet_classifies_every_page_and_its_genre_picks_the_text() {
         let stem = sample.file_name().unwrap().to_str().unwrap().split('.').next().unwrap().to_string();
         let m = manifest(out.path(), &stem);
         by_type += m["counts"]["page_types"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>();
-        assert_eq!(m["extractor"], "goce");
+        assert_eq!(m["extractor"], "combined");
     }
     assert_eq!(by_type, 12);
-    // Each row's text is what its predicted genre's algorithm gives for the page.
+    // Each row's text is what the combiner gives for the page on its own.
     let mut compared = 0;
     for entry in std::fs::read_dir(project_file("tests/fixtures/pages")).unwrap().flatten() {
         let page = entry.path().with_extension("html");
@@ -308,8 +308,7 @@ fn by_default_the_resnet_classifies_every_page_and_its_genre_picks_the_text() {
         let gold: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
         let Some(row) = rows.iter().find(|r| r.url == gold["url"].as_str().unwrap()) else { continue };
         compared += 1;
-        let genre = row.genre.as_deref().unwrap();
-        let out = bin().args(["extract", page.to_str().unwrap(), "--extractor", "goce", "--genre", genre]).output().unwrap();
+        let out = bin().args(["extract", page.to_str().unwrap(), "--url", &row.url]).output().unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), row.text.trim_end(), "{}", row.url);
     }
     assert!(compared >= 6, "only {compared} rows compared");

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::classify::{Classifier, ClassifyError, Features, NetInput};
+use crate::classify::{Classifier, ClassifyError, Features, NetInput, Prediction};
 use crate::dom::{Dom, DomLimits, FOR_RENDERING};
 use crate::render::{Picture, RenderOptions, render_lite};
-use crate::extract::{ExtractLimits, Extractor, Genre, all_text};
+use crate::extract::{ExtractLimits, Extractor, Genre, PageAnalysis, all_text};
 pub use dataset::{GoldPage, load};
 use metrics::{Prf, cosine, lcs_prf, snippets, word_prf, words};
 
@@ -130,17 +130,23 @@ pub struct Report {
     pub pages: Vec<PageScore>,
 }
 
-/// Scores every page with every extractor; `goce` takes a page's genre from `genres`
-/// (the classifier's, by page id) and guesses it from HTML structure where absent.
-pub fn evaluate(pages: &[GoldPage], extractors: &[Extractor], limits: &ExtractLimits, genres: &HashMap<String, Genre>) -> Vec<PageScore> {
-    pages.par_iter().flat_map_iter(|page| score_page(page, extractors, limits, genres.get(&page.id).copied())).collect()
+/// Scores every page with every extractor; `goce` takes a page's genre from `predictions`
+/// (the classifier's, by page id) and guesses it from HTML structure where absent;
+/// `combined` reads the predicted page-type probabilities.
+pub fn evaluate(pages: &[GoldPage], extractors: &[Extractor], limits: &ExtractLimits, predictions: &HashMap<String, Prediction>) -> Vec<PageScore> {
+    pages.par_iter().flat_map_iter(|page| score_page(page, extractors, limits, predictions.get(&page.id))).collect()
 }
 
 /// The classifier's genre for every page that can be read and parsed (pictures drawn in
 /// parallel, then classified 64 at a time).
 pub fn predict_genres(pages: &[GoldPage], classifier: &Classifier, limits: &ExtractLimits) -> Result<HashMap<String, Genre>, ClassifyError> {
+    Ok(predict_pages(pages, classifier, limits)?.into_iter().map(|(id, p)| (id, p.genre)).collect())
+}
+
+/// The classifier's prediction for every page that can be read and parsed, by page id.
+pub fn predict_pages(pages: &[GoldPage], classifier: &Classifier, limits: &ExtractLimits) -> Result<HashMap<String, Prediction>, ClassifyError> {
     let needs_picture = classifier.kind().needs_picture();
-    let mut genres = HashMap::new();
+    let mut predictions = HashMap::new();
     for chunk in pages.chunks(64) {
         let prepared: Vec<(String, Option<Picture>, Features)> = chunk
             .par_iter()
@@ -153,17 +159,18 @@ pub fn predict_genres(pages: &[GoldPage], classifier: &Classifier, limits: &Extr
             .collect();
         let inputs: Vec<NetInput<'_>> = prepared.iter().map(|(_, picture, features)| NetInput { picture: picture.as_ref(), features }).collect();
         for ((id, _, _), prediction) in prepared.iter().zip(classifier.classify(&inputs)?) {
-            genres.insert(id.clone(), prediction.genre);
+            predictions.insert(id.clone(), prediction);
         }
     }
-    Ok(genres)
+    Ok(predictions)
 }
 
-fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits, predicted: Option<Genre>) -> Vec<PageScore> {
+fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits, prediction: Option<&Prediction>) -> Vec<PageScore> {
+    let predicted = prediction.map(|p| p.genre);
     let gold = words(&page.main_content);
     let html = page.read_html();
     // One parse serves every extractor: Web2Text's pre-pass keeps a superset of the others'.
-    let prepass = extractors.iter().find(|e| e.uses_web2text()).map_or(Extractor::Article.prepass(), |e| e.prepass());
+    let prepass = extractors.iter().find(|e| e.uses_web2text() || **e == Extractor::Combined).map_or(Extractor::Article.prepass(), |e| e.prepass());
     let dom = html.as_ref().ok().map(|h| Dom::parse_with(h, DomLimits { max_elements: limits.max_elements, deadline: None }, prepass));
     extractors
         .iter()
@@ -177,7 +184,8 @@ fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits,
                         e if e.uses_genre() => predicted,
                         _ => None,
                     };
-                    extractor.extract_dom(dom, genre).map_err(|e| e.to_string())
+                    let analysis = PageAnalysis::with_page_types(dom, prediction.map(|p| p.probabilities));
+                    extractor.extract_page(&analysis, genre).map_err(|e| e.to_string())
                 }
                 (Ok(_), Some(Err(e))) => Err(e.to_string()),
                 (Ok(_), None) => Err("no DOM".into()),

@@ -3,10 +3,13 @@
 //! `all-text` streams the page through lol_html. The GOCE extractors parse it into the
 //! shared DOM ([`crate::dom`]), prune it by a profile ([`profile`]), and run the
 //! paper's article (Algorithm 1, [`article`]) or list-view (Algorithm 2,
-//! [`list_view`]) algorithm; `goce` lets the page's genre choose.
+//! [`list_view`]) algorithm; `goce` lets the page's genre choose. `combined`, the
+//! default, lets trained trees decide block by block from what all of them compute
+//! ([`combine`]).
 
 mod all_text;
 pub mod article;
+pub mod combine;
 pub mod genre;
 pub mod list_view;
 pub mod profile;
@@ -20,6 +23,7 @@ use std::time::Instant;
 pub use all_text::all_text;
 pub use genre::Genre;
 
+use crate::classify::PAGE_TYPE_COUNT;
 use crate::dom::{Dom, DomError, DomLimits, FOR_EXTRACTION, FOR_WEB2TEXT, Prepass};
 use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile, PruneRules};
 use view::{PageCounts, View};
@@ -37,6 +41,9 @@ pub struct Extraction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Extractor {
+    /// The default: trained trees decide block by block which text is content, from what
+    /// the article, list-view and Web2Text extractors compute (model in `models/combiner.json`).
+    Combined,
     /// Every visible text node, block elements on their own lines (the paper's default mode).
     AllText,
     /// GOCE's article algorithm (Algorithm 1) with goce-warc's improvements.
@@ -47,8 +54,8 @@ pub enum Extractor {
     ListView,
     /// Algorithm 2 as the paper defines it, for comparison.
     ListViewPaper,
-    /// The page's genre picks `article` or `list-view` (given with --genre, else guessed
-    /// from HTML features until the image classifier lands).
+    /// The page's genre picks `article` or `list-view` (the classifier's genre, or --genre;
+    /// without a classifier, a guess from the page's HTML structure).
     Goce,
     /// `goce` with the gold genre: for evaluation, where the gold is known.
     Oracle,
@@ -79,6 +86,8 @@ pub struct PageAnalysis<'d> {
     pub dom: &'d Dom,
     counts: OnceCell<Arc<PageCounts>>,
     list: OnceCell<ListAnalysis<'d>>,
+    /// The classifier's page-type probabilities, when it has run (the combiner reads them).
+    page_types: OnceCell<[f32; PAGE_TYPE_COUNT]>,
 }
 
 /// Algorithm 2 on a page: its pruned view and the id it chose.
@@ -89,7 +98,20 @@ pub struct ListAnalysis<'d> {
 
 impl<'d> PageAnalysis<'d> {
     pub fn new(dom: &'d Dom) -> Self {
-        Self { dom, counts: OnceCell::new(), list: OnceCell::new() }
+        Self { dom, counts: OnceCell::new(), list: OnceCell::new(), page_types: OnceCell::new() }
+    }
+
+    /// A page whose page-type probabilities the classifier has given.
+    pub fn with_page_types(dom: &'d Dom, page_types: Option<[f32; PAGE_TYPE_COUNT]>) -> Self {
+        let page = Self::new(dom);
+        if let Some(p) = page_types {
+            let _ = page.page_types.set(p);
+        }
+        page
+    }
+
+    pub fn page_types(&self) -> Option<&[f32; PAGE_TYPE_COUNT]> {
+        self.page_types.get()
     }
 
     /// The word counts every view of the page shares.
@@ -114,7 +136,7 @@ impl<'d> PageAnalysis<'d> {
 
 impl Extraction {
     /// Cut to at most `max_bytes` of text, at a character boundary.
-    fn truncated(mut self, max_bytes: usize) -> Self {
+    pub(crate) fn truncated(mut self, max_bytes: usize) -> Self {
         if self.text.len() > max_bytes {
             let mut cut = max_bytes;
             while !self.text.is_char_boundary(cut) {
@@ -130,6 +152,7 @@ impl Extractor {
     /// The name written to the `extractor` column.
     pub fn name(self) -> &'static str {
         match self {
+            Self::Combined => "combined",
             Self::AllText => "all-text",
             Self::Article => "article",
             Self::ArticlePaper => "article-paper",
@@ -147,6 +170,12 @@ impl Extractor {
         matches!(self, Self::Goce | Self::GoceWeb2text)
     }
 
+    /// Whether the extractor reads the classifier's output: its genre, or (`combined`) its
+    /// page-type probabilities.
+    pub fn uses_classifier(self) -> bool {
+        self.uses_genre() || self == Self::Combined
+    }
+
     /// Whether the extractor runs the Web2Text model.
     pub fn uses_web2text(self) -> bool {
         matches!(self, Self::Web2text | Self::GoceWeb2text)
@@ -154,17 +183,22 @@ impl Extractor {
 
     /// The pre-pass a page is parsed with for this extractor alone.
     pub fn prepass(self) -> &'static Prepass {
-        if self.uses_web2text() { &FOR_WEB2TEXT } else { &FOR_EXTRACTION }
+        if self.uses_web2text() || self == Self::Combined { &FOR_WEB2TEXT } else { &FOR_EXTRACTION }
     }
 
     /// Extracts with this algorithm. `genre`: the known genre of the page, which
     /// `goce` uses instead of its guess and `oracle` requires.
     pub fn extract(self, html: &str, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
+        self.extract_with(html, genre, None, limits)
+    }
+
+    /// [`Self::extract`] with the classifier's page-type probabilities, which `combined` reads.
+    pub fn extract_with(self, html: &str, genre: Option<Genre>, page_types: Option<[f32; PAGE_TYPE_COUNT]>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
         if self == Self::AllText {
             return all_text(html, limits);
         }
         let dom = parse_page(html, limits, self.prepass())?;
-        let extraction = self.extract_dom(&dom, genre)?;
+        let extraction = self.extract_page(&PageAnalysis::with_page_types(&dom, page_types), genre)?;
         Ok(extraction.truncated(limits.max_text_bytes))
     }
 
@@ -192,6 +226,14 @@ impl Extractor {
             Self::ListView => (list_view_output(&page.list().view, page.list().choice.as_ref(), &LIST_VIEW), None),
             Self::ListViewPaper => (list_view_text(page, &LIST_VIEW_PAPER), None),
             Self::Web2text => (web2text_text(dom)?, None),
+            Self::Combined => {
+                let model = combine::shared_model(None).map_err(|e| ExtractError::Model(e.to_string()))?;
+                let mut table = combine::BlockTable::of(page);
+                if let Some(p) = page.page_types() {
+                    table.set_page_types(p);
+                }
+                (model.text_of(&table), None)
+            }
             Self::Goce | Self::Oracle | Self::GoceWeb2text => {
                 if self == Self::Oracle && genre.is_none() {
                     return Err(ExtractError::NoGoldGenre);
@@ -238,7 +280,7 @@ pub fn list_view_text(page: &PageAnalysis<'_>, profile: &ListViewProfile) -> Str
     list_view_output(&view, choice.as_ref(), profile)
 }
 
-fn list_view_output(view: &View<'_>, choice: Option<&list_view::ListChoice>, profile: &ListViewProfile) -> String {
+pub(crate) fn list_view_output(view: &View<'_>, choice: Option<&list_view::ListChoice>, profile: &ListViewProfile) -> String {
     match choice {
         Some(choice) => view.text_of(&list_view::output_roots(view, choice, profile)),
         None => view.text_of(&[view.start()]),

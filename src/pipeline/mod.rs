@@ -24,6 +24,7 @@ pub use progress::Progress;
 
 use crate::classify::{Classifier, Features, NetInput, PAGE_TYPE_COUNT, Prediction};
 use crate::dom::FOR_RENDERING;
+use crate::extract::combine::BlockTable;
 use crate::extract::{Extraction, ExtractLimits, Extractor, Genre, PageAnalysis, parse_page};
 use crate::render::{PageRenderer, Picture};
 use crate::output::{
@@ -185,6 +186,26 @@ struct Pending {
     picture: Option<Picture>,
     features: Features,
     candidates: Option<Box<[Extraction; 2]>>,
+    /// Under `combined`: the page's blocks, whose text the trees decide with the page types.
+    blocks: Option<Box<PendingBlocks>>,
+}
+
+struct PendingBlocks {
+    table: BlockTable,
+    /// The page's own summary, the text of a page with none.
+    description: Option<String>,
+}
+
+impl PendingBlocks {
+    /// The combiner's text, given the page types when the classifier gave them.
+    fn text(mut self, page_types: Option<&[f32; PAGE_TYPE_COUNT]>, max_bytes: usize) -> String {
+        if let Some(p) = page_types {
+            self.table.set_page_types(p);
+        }
+        let text = crate::extract::combine::shared_model(None).map(|m| m.text_of(&self.table)).unwrap_or_default();
+        let text = if text.is_empty() { self.description.unwrap_or_default() } else { text };
+        Extraction { title: None, text, genre: None }.truncated(max_bytes).text
+    }
 }
 
 pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::ThreadPool, progress: &Progress) -> InputOutcome {
@@ -437,6 +458,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 let features = c.features_of(&page_analysis, &page.url);
                 let predicted = c.classify(&[NetInput { picture: None, features: &features }]).ok().and_then(|mut p| p.pop());
                 let genre = predicted.as_ref().map(|p| p.genre);
+                let page_analysis = PageAnalysis::with_page_types(&dom, predicted.as_ref().map(|p| p.probabilities));
                 prediction = predicted;
                 match config.extractor.extract_parsed(&page.html, &page_analysis, genre, &config.extract_limits) {
                     Ok(e) => e,
@@ -446,7 +468,19 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
             Some(c) => {
                 // The genre comes later, from the batch: under goce, extract both ways now.
                 let features = c.features_of(&page_analysis, &page.url);
-                let (extraction, candidates) = if config.extractor.uses_genre() {
+                let mut blocks = None;
+                let (extraction, candidates) = if config.extractor == Extractor::Combined {
+                    // The trees read the page types: decide the text once the batch is classified.
+                    match crate::extract::combine::shared_model(None) {
+                        Ok(_) => {
+                            let table = BlockTable::of(&page_analysis);
+                            let title = dom.title();
+                            blocks = Some(Box::new(PendingBlocks { table, description: dom.description() }));
+                            (Extraction { title, text: String::new(), genre: None }, None)
+                        }
+                        Err(e) => return skipped(crate::extract::ExtractError::Model(e.to_string())),
+                    }
+                } else if config.extractor.uses_genre() {
                     let both = [Genre::Article, Genre::ListView].map(|g| config.extractor.extract_parsed(&page.html, &page_analysis, Some(g), &config.extract_limits));
                     match both {
                         [Ok(article), Ok(list_view)] => (article.clone(), Some(Box::new([article, list_view]))),
@@ -458,7 +492,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                         Err(e) => return skipped(e),
                     }
                 };
-                pending = Some(Box::new(Pending { picture, features, candidates }));
+                pending = Some(Box::new(Pending { picture, features, candidates, blocks }));
                 extraction
             }
         }
@@ -552,7 +586,11 @@ fn classify_pending(classifier: &Classifier, config: &ProcessConfig, processed: 
             if let Processed::Row(row, _, pending) = &mut processed[i]
                 && let Some(p) = pending.take()
             {
-                let Some(prediction) = predictions.get(k) else { continue };
+                let prediction = predictions.get(k);
+                if let Some(blocks) = p.blocks {
+                    row.text = blocks.text(prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
+                }
+                let Some(prediction) = prediction else { continue };
                 set_prediction(row, prediction);
                 if let Some(candidates) = p.candidates {
                     let [article, list_view] = *candidates;

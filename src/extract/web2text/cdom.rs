@@ -16,6 +16,12 @@ pub const SKIP_TAGS: &[&str] = &[
     "br", "button", "checkbox", "head", "hr", "iframe", "img", "input", "meta", "noscript", "option", "radio", "script",
     "select", "style", "svg", "template", "textarea", "title", "video",
 ];
+/// The same without `noscript`: a page built by script (Discourse forums, many shops)
+/// often puts its whole text there for crawlers, and the combiner reads it.
+pub const SKIP_TAGS_BUT_NOSCRIPT: &[&str] = &[
+    "br", "button", "checkbox", "head", "hr", "iframe", "img", "input", "meta", "option", "radio", "script", "select",
+    "style", "svg", "template", "textarea", "title", "video",
+];
 /// Form controls: a node holding one is "a form element" (feature b48).
 const FORM_TAGS: &[&str] = &["form", "input", "select", "textarea", "button"];
 /// Elements that start a new line in an unstyled page (the edge feature "line break
@@ -160,6 +166,10 @@ pub struct CNode {
     pub end: usize,
     /// A leaf: whether a line break separates it from the block before it.
     pub break_before: bool,
+    /// The DOM node the CDOM node stands for: a leaf's text node (or, past
+    /// [`MAX_DEPTH`], the element read as one block), an inner node's element. Lets
+    /// other extractors' choices be read block by block.
+    pub dom_node: NodeId,
 }
 
 impl CNode {
@@ -179,8 +189,13 @@ pub struct Cdom {
 
 impl Cdom {
     pub fn build(dom: &Dom) -> Self {
+        Self::build_skipping(dom, SKIP_TAGS)
+    }
+
+    /// The CDOM without the subtrees of the `skip` tags.
+    pub fn build_skipping(dom: &Dom, skip: &'static [&'static str]) -> Self {
         let start = dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT);
-        let mut builder = Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true };
+        let mut builder = Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true, skip };
         let root = builder.node(start, 0);
         let mut cdom = builder.cdom;
         cdom.root = root;
@@ -221,6 +236,26 @@ impl Cdom {
         self.root.map_or(1, |r| (self.nodes[r].end - self.nodes[r].start).max(1))
     }
 
+    /// The text of the leaves marked `content` (one flag per leaf, in order): a leaf after
+    /// a line break starts a new line, others follow with a space.
+    pub fn text_of(&self, content: &[bool]) -> String {
+        let mut out = String::new();
+        let mut previous: Option<usize> = None;
+        for (i, (&leaf, &keep)) in self.leaves.iter().zip(content).enumerate() {
+            if !keep {
+                continue;
+            }
+            if let Some(p) = previous {
+                // A break anywhere since the last content block starts a new line.
+                let broke = self.leaves[p + 1..=i].iter().any(|&l| self.nodes[l].break_before);
+                out.push(if broke { '\n' } else { ' ' });
+            }
+            out.push_str(&self.nodes[leaf].text);
+            previous = Some(i);
+        }
+        out
+    }
+
     /// The "class path" of a leaf: its chain of tag.class names up to the root.
     pub fn class_path(&self, id: usize) -> String {
         let mut parts: Vec<String> = std::iter::once(id)
@@ -242,6 +277,8 @@ struct Builder<'d> {
     offset: usize,
     /// A block element opened or closed since the last leaf.
     pending_break: bool,
+    /// Tags dropped with their subtree.
+    skip: &'static [&'static str],
 }
 
 impl Builder<'_> {
@@ -251,7 +288,7 @@ impl Builder<'_> {
         match &dom.nodes[id].data {
             NodeData::Text(text) => {
                 self.offset += text.len();
-                self.leaf(text, "#text", "", self.offset - text.len())
+                self.leaf(id, text, "#text", "", self.offset - text.len())
             }
             NodeData::Element(element) => {
                 let tag = element.tag();
@@ -261,7 +298,7 @@ impl Builder<'_> {
                 let markup = 2 + tag.len() + kept.map(|(n, v)| n.len() + v.len() + 4).sum::<usize>();
                 let start = self.offset;
                 self.offset += markup;
-                if SKIP_TAGS.contains(&tag) {
+                if self.skip.contains(&tag) {
                     if BLOCK_TAGS.contains(&tag) {
                         self.pending_break = true;
                     }
@@ -271,7 +308,7 @@ impl Builder<'_> {
                 self.pending_break |= block;
                 let kept: Vec<usize> = if depth >= MAX_DEPTH {
                     let text = self.subtree_text(id);
-                    self.leaf(&text, "#text", "", start).into_iter().collect()
+                    self.leaf(id, &text, "#text", "", start).into_iter().collect()
                 } else {
                     dom.children(id).iter().filter_map(|&c| self.node(c, depth + 1)).collect()
                 };
@@ -316,6 +353,7 @@ impl Builder<'_> {
                             start,
                             end: self.offset,
                             break_before: false,
+                            dom_node: id,
                         });
                         Some(me)
                     }
@@ -329,7 +367,7 @@ impl Builder<'_> {
         }
     }
 
-    fn leaf(&mut self, raw: &str, tag: &str, class: &str, start: usize) -> Option<usize> {
+    fn leaf(&mut self, dom_node: NodeId, raw: &str, tag: &str, class: &str, start: usize) -> Option<usize> {
         let text = collapse_whitespace(raw);
         if text.is_empty() {
             return None;
@@ -345,6 +383,7 @@ impl Builder<'_> {
             start,
             end: self.offset.max(start + 1),
             break_before: std::mem::take(&mut self.pending_break),
+            dom_node,
         });
         Some(id)
     }

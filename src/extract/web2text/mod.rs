@@ -74,22 +74,8 @@ impl PageBlocks {
 
     /// The content blocks' text: a block after a line break starts a new line.
     pub fn text_of(&self, labels: &[viterbi::Label]) -> String {
-        let mut out = String::new();
-        let mut previous: Option<usize> = None;
-        for (i, (&leaf, &label)) in self.cdom.leaves.iter().zip(labels).enumerate() {
-            if label != 1 {
-                continue;
-            }
-            let node = &self.cdom.nodes[leaf];
-            if previous.is_some() {
-                // A break anywhere since the last content block starts a new line.
-                let broke = self.cdom.leaves[previous.map_or(0, |p| p + 1)..=i].iter().any(|&l| self.cdom.nodes[l].break_before);
-                out.push(if broke { '\n' } else { ' ' });
-            }
-            out.push_str(&node.text);
-            previous = Some(i);
-        }
-        out
+        let content: Vec<bool> = labels.iter().map(|&l| l == 1).collect();
+        self.cdom.text_of(&content)
     }
 }
 

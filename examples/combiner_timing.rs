@@ -1,0 +1,38 @@
+//! Where the combiner's time goes, per phase, over WCXB pages on one thread:
+//! `cargo run --release --example combiner_timing -- ../shared/data/wcxb-dev`
+use std::time::{Duration, Instant};
+
+use goce_warc::dom::{Dom, DomLimits, FOR_WEB2TEXT};
+use goce_warc::extract::PageAnalysis;
+use goce_warc::extract::combine::{BlockTable, CombinerModel, selector_features};
+
+fn main() -> anyhow::Result<()> {
+    let dir = std::path::PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "../shared/data/wcxb-dev".into()));
+    let model = CombinerModel::load(std::path::Path::new("models"))?;
+    let pages: Vec<String> = goce_warc::eval::load(&dir)?.iter().filter(|p| p.held_out).filter_map(|p| p.read_html().ok()).collect();
+    let mut t = [Duration::ZERO; 5];
+    for html in &pages {
+        let s = Instant::now();
+        let dom = Dom::parse_with(html, DomLimits { max_elements: 200_000, deadline: None }, &FOR_WEB2TEXT)?;
+        t[0] += s.elapsed();
+        let s = Instant::now();
+        let page = PageAnalysis::new(&dom);
+        let table = BlockTable::of(&page);
+        t[1] += s.elapsed();
+        let s = Instant::now();
+        let p = model.probabilities(&table);
+        t[2] += s.elapsed();
+        let s = Instant::now();
+        let content: Vec<bool> = p.iter().map(|&x| x >= 0.5).collect();
+        let text = table.text_of(&content);
+        let f = selector_features(&table, &p, &content, &text);
+        t[3] += s.elapsed();
+        let s = Instant::now();
+        std::hint::black_box(model.choose(&f));
+        t[4] += s.elapsed();
+    }
+    for (name, d) in ["parse", "blocks", "trees", "text+selector inputs", "selector"].iter().zip(t) {
+        println!("{name:>22}: {:.2} ms/page", d.as_secs_f64() * 1e3 / pages.len() as f64);
+    }
+    Ok(())
+}

@@ -1,0 +1,315 @@
+//! The combiner's inputs: one row per text block of the page (Web2Text's CDOM leaves),
+//! holding what every extractor already computes about that block — Web2Text's 128
+//! block features, whether the article and list-view algorithms chose it or pruned it,
+//! its neighbours' choices, the class/id words and tags above it — and page-level
+//! figures that say how the candidates relate (their shares of the page, their overlap,
+//! Algorithm 2's statistics, the genre guess).
+
+use crate::classify::{PAGE_TYPE_COUNT, PAGE_TYPES, list_view_probability};
+use crate::dom::{DOCUMENT, Dom, NodeData, NodeId};
+use crate::extract::profile::{ARTICLE, LIST_VIEW};
+use crate::extract::view::View;
+use crate::extract::web2text::cdom::{Cdom, SKIP_TAGS_BUT_NOSCRIPT};
+use crate::extract::web2text::features::{BLOCK_FEATURES, block_feature_names, block_features};
+use crate::extract::{Genre, PageAnalysis, article, genre, list_view};
+
+/// Class and id words that tell content from chrome on the web at large (matched as whole
+/// words of the attribute split at non-alphanumerics, a trailing `s` ignored). The model
+/// learns what each is worth; none is a rule.
+const CLASS_WORDS: &[&str] = &[
+    "content", "main", "article", "post", "entry", "body", "text", "story", "blog", "comment", "reply", "forum",
+    "thread", "topic", "message", "product", "item", "card", "list", "listing", "result", "grid", "row", "col", "nav",
+    "navigation", "navbar", "menu", "header", "footer", "sidebar", "aside", "widget", "related", "share", "social",
+    "breadcrumb", "ad", "advert", "banner", "cookie", "popup", "modal", "login", "search", "pagination", "pager", "tag",
+    "meta", "author", "date", "title", "caption", "description", "price", "review",
+];
+
+/// Ancestor tags worth knowing (Web2Text reads only the parent's and its own).
+const ANCESTOR_TAGS: &[&str] = &[
+    "article", "main", "nav", "aside", "header", "footer", "form", "ul", "ol", "table", "section", "blockquote", "pre",
+    "dl", "figure", "a", "li", "td", "p", "h1", "h2", "h3", "h4", "h5", "h6", "noscript",
+];
+
+/// How far each side the windowed shares of the candidates look (in blocks).
+const WINDOW: usize = 3;
+
+/// Per-block flags read from the candidate extractors.
+const CANDIDATE_FLAGS: &[&str] =
+    &["in_article", "kept_by_article_rules", "in_list_view", "in_list_item", "kept_by_list_view_rules"];
+
+const NEIGHBOUR_FEATURES: &[&str] = &["in_article", "in_list_view", "log_words", "link_density"];
+
+const PAGE_FEATURES: &[&str] = &[
+    "page_log_blocks",
+    "page_log_words",
+    "page_article_share",
+    "page_list_view_share",
+    "page_list_item_share",
+    "page_candidates_overlap",
+    "page_list_log_items",
+    "page_list_log_item_words",
+    "page_list_r",
+    "page_genre_guess_list_view",
+    "page_article_kept_share",
+];
+
+/// The classifier's page-type probabilities close each row (missing, NaN, until
+/// [`BlockTable::set_page_types`] fills them), then their list-view sum.
+const CLASSIFIER_FEATURES: usize = PAGE_TYPE_COUNT + 1;
+
+/// How many page-level inputs [`BlockTable::page_inputs`] gives.
+pub const PAGE_INPUTS: usize = PAGE_FEATURES.len() + CLASSIFIER_FEATURES;
+
+/// Every feature's name, in row order (stored with the model and checked on load).
+pub fn feature_names() -> Vec<String> {
+    let mut names: Vec<String> = block_feature_names().into_iter().map(|n| format!("w2t_{n}")).collect();
+    names.extend(CANDIDATE_FLAGS.iter().map(|s| s.to_string()));
+    names.push("share_of_page_words".into());
+    for side in ["prev", "next"] {
+        names.extend(NEIGHBOUR_FEATURES.iter().map(|f| format!("{side}_{f}")));
+    }
+    names.extend(["window_in_article", "window_in_list_view", "window_kept_by_article_rules"].map(String::from));
+    names.extend(CLASS_WORDS.iter().map(|w| format!("class_{w}")));
+    names.extend(ANCESTOR_TAGS.iter().map(|t| format!("inside_{t}")));
+    names.extend(PAGE_FEATURES.iter().map(|s| s.to_string()));
+    names.extend(PAGE_TYPES.iter().map(|t| format!("classifier_{}", t.name())));
+    names.push("classifier_list_view".into());
+    names
+}
+
+/// The number of features per block.
+pub fn feature_count() -> usize {
+    BLOCK_FEATURES
+        + CANDIDATE_FLAGS.len()
+        + 1
+        + 2 * NEIGHBOUR_FEATURES.len()
+        + 3
+        + CLASS_WORDS.len()
+        + ANCESTOR_TAGS.len()
+        + PAGE_FEATURES.len()
+        + CLASSIFIER_FEATURES
+}
+
+/// A page's blocks, their features (row-major, `feature_count()` per block) and words,
+/// and the whole-page candidates: the article and list-view extractors' texts.
+pub struct BlockTable {
+    pub cdom: Cdom,
+    pub article_text: String,
+    pub list_view_text: String,
+    pub rows: Vec<f32>,
+    /// Words of each block (as Web2Text counts them).
+    pub words: Vec<u32>,
+}
+
+impl BlockTable {
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    pub fn texts(&self) -> Vec<&str> {
+        self.cdom.leaves.iter().map(|&l| self.cdom.nodes[l].text.as_str()).collect()
+    }
+
+    /// The page-level inputs every row ends with (page figures and classifier columns).
+    pub fn page_inputs(&self) -> &[f32] {
+        let n = feature_count();
+        let tail = PAGE_FEATURES.len() + CLASSIFIER_FEATURES;
+        self.rows.get(n - tail..n).unwrap_or(&[])
+    }
+
+    pub fn row(&self, block: usize) -> &[f32] {
+        let n = feature_count();
+        &self.rows[block * n..(block + 1) * n]
+    }
+
+    /// The page's blocks and their features.
+    pub fn of(page: &PageAnalysis<'_>) -> Self {
+        let dom = page.dom;
+        let cdom = Cdom::build_skipping(dom, SKIP_TAGS_BUT_NOSCRIPT);
+        let web2text = block_features(&cdom);
+        let nodes: Vec<NodeId> = cdom.leaves.iter().map(|&l| cdom.nodes[l].dom_node).collect();
+        let words: Vec<u32> = cdom.leaves.iter().map(|&l| u32::try_from(cdom.nodes[l].stats.words).unwrap_or(u32::MAX)).collect();
+
+        let article_view = page.view(&ARTICLE.prune);
+        let article_roots = article::article_roots(&article_view, &ARTICLE);
+        let in_article = marked(dom, &article_view, &article_roots);
+        let article_text = article_view.text_of(&article_roots);
+        let list = page.list();
+        let list_view_text = crate::extract::list_view_output(&list.view, list.choice.as_ref(), &LIST_VIEW);
+        let (in_list, in_item) = match &list.choice {
+            Some(choice) => (
+                marked(dom, &list.view, &list_view::output_roots(&list.view, choice, &LIST_VIEW)),
+                marked(dom, &list.view, &choice.items),
+            ),
+            None => (vec![false; dom.nodes.len()], vec![false; dom.nodes.len()]),
+        };
+        let flags: Vec<[bool; 5]> = nodes
+            .iter()
+            .map(|&n| [in_article[n], article_view.keep[n], in_list[n], in_item[n], list.view.keep[n]])
+            .collect();
+        let (class_masks, tag_masks) = ancestor_masks(dom);
+
+        let total_words: u64 = words.iter().map(|&w| u64::from(w)).sum();
+        let share = |pick: &dyn Fn(usize) -> bool| -> f32 {
+            let w: u64 = (0..words.len()).filter(|&i| pick(i)).map(|i| u64::from(words[i])).sum();
+            ratio(w, total_words)
+        };
+        let either = share(&|i| flags[i][0] || flags[i][2]);
+        let both = share(&|i| flags[i][0] && flags[i][2]);
+        let (items, item_words, r) = list.choice.as_ref().map_or((0.0, 0.0, 0.0), |c| {
+            (f64::from(c.occurrences).ln_1p() as f32, c.average_words().ln_1p() as f32, c.r as f32)
+        });
+        let page_row = [
+            (words.len() as f32).ln_1p(),
+            (total_words as f32).ln_1p(),
+            share(&|i| flags[i][0]),
+            share(&|i| flags[i][2]),
+            share(&|i| flags[i][3]),
+            if either > 0.0 { both / either } else { 0.0 },
+            items,
+            item_words,
+            r,
+            if genre::guess(list) == Genre::ListView { 1.0 } else { 0.0 },
+            share(&|i| flags[i][1]),
+        ];
+
+        let link_density = |i: usize| {
+            let s = &cdom.nodes[cdom.leaves[i]].stats;
+            if s.chars == 0 { 0.0 } else { s.link_chars as f32 / s.chars as f32 }
+        };
+        let neighbour = |i: Option<usize>| -> [f32; 4] {
+            match i {
+                Some(i) => [flag(flags[i][0]), flag(flags[i][2]), (words[i] as f32).ln_1p(), link_density(i)],
+                None => [-1.0; 4],
+            }
+        };
+        let window_mean = |i: usize, k: usize| {
+            let (lo, hi) = (i.saturating_sub(WINDOW), (i + WINDOW + 1).min(words.len()));
+            (lo..hi).filter(|&j| flags[j][k]).count() as f32 / (hi - lo) as f32
+        };
+
+        let n = feature_count();
+        let mut rows = Vec::with_capacity(n * words.len());
+        for (i, &node) in nodes.iter().enumerate() {
+            rows.extend_from_slice(&web2text[i]);
+            rows.extend(flags[i].map(flag));
+            rows.push(ratio(u64::from(words[i]), total_words));
+            rows.extend(neighbour(i.checked_sub(1)));
+            rows.extend(neighbour(Some(i + 1).filter(|&j| j < words.len())));
+            rows.extend([window_mean(i, 0), window_mean(i, 2), window_mean(i, 1)]);
+            rows.extend((0..CLASS_WORDS.len()).map(|b| flag(class_masks[node] >> b & 1 == 1)));
+            rows.extend((0..ANCESTOR_TAGS.len()).map(|b| flag(tag_masks[node] >> b & 1 == 1)));
+            rows.extend_from_slice(&page_row);
+            rows.extend([f32::NAN; CLASSIFIER_FEATURES]);
+        }
+        debug_assert_eq!(rows.len(), n * words.len());
+        Self { cdom, article_text, list_view_text, rows, words }
+    }
+
+    /// Fills every block's classifier columns with the page's type probabilities.
+    pub fn set_page_types(&mut self, probabilities: &[f32; PAGE_TYPE_COUNT]) {
+        let n = feature_count();
+        let list_view = list_view_probability(probabilities);
+        for row in self.rows.chunks_exact_mut(n) {
+            let tail = &mut row[n - CLASSIFIER_FEATURES..];
+            tail[..PAGE_TYPE_COUNT].copy_from_slice(probabilities);
+            tail[PAGE_TYPE_COUNT] = list_view;
+        }
+    }
+
+    /// The text of the blocks marked content: a block after a line break starts a new
+    /// line, as in Web2Text's output.
+    pub fn text_of(&self, content: &[bool]) -> String {
+        self.cdom.text_of(content)
+    }
+}
+
+fn flag(b: bool) -> f32 {
+    if b { 1.0 } else { 0.0 }
+}
+
+fn ratio(a: u64, b: u64) -> f32 {
+    if b == 0 { 0.0 } else { a as f32 / b as f32 }
+}
+
+/// Marks the nodes a view keeps under the given roots (the text an extractor outputs).
+fn marked(dom: &Dom, view: &View<'_>, roots: &[NodeId]) -> Vec<bool> {
+    let mut mark = vec![false; dom.nodes.len()];
+    for &root in roots {
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            if !view.keep[id] || mark[id] {
+                continue;
+            }
+            mark[id] = true;
+            stack.extend(dom.children(id).iter().copied());
+        }
+    }
+    mark
+}
+
+/// For every node, the class/id words and the tags of it and its ancestors, as bit masks
+/// (bit i: `CLASS_WORDS[i]`, `ANCESTOR_TAGS[i]`).
+fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
+    let n = dom.nodes.len();
+    let (mut classes, mut tags) = (vec![0u64; n], vec![0u32; n]);
+    let mut stack = vec![DOCUMENT];
+    while let Some(id) = stack.pop() {
+        let (mut c, mut t) = dom.nodes[id].parent.map_or((0, 0), |p| (classes[p], tags[p]));
+        if let NodeData::Element(e) = &dom.nodes[id].data {
+            let tag = e.tag();
+            if let Some(bit) = ANCESTOR_TAGS.iter().position(|&x| x == tag) {
+                t |= 1 << bit;
+            }
+            let id_attr = e.attr("id").unwrap_or("");
+            for word in e.class().split(|ch: char| !ch.is_alphanumeric()).chain(id_attr.split(|ch: char| !ch.is_alphanumeric())) {
+                if word.is_empty() || word.len() > 16 {
+                    continue;
+                }
+                let lower = word.to_ascii_lowercase();
+                let stem = lower.strip_suffix('s').filter(|s| s.len() > 2).unwrap_or(&lower);
+                if let Some(bit) = CLASS_WORDS.iter().position(|&w| w == stem || w == lower) {
+                    c |= 1 << bit;
+                }
+            }
+        }
+        classes[id] = c;
+        tags[id] = t;
+        stack.extend(dom.children(id).iter().copied());
+    }
+    (classes, tags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_rows_agree_in_length() {
+        assert_eq!(feature_names().len(), feature_count());
+        assert!(CLASS_WORDS.len() <= 64 && ANCESTOR_TAGS.len() <= 32);
+        let dom = Dom::parse_unbounded("<body><nav class=menu><a href=/>Home</a></nav><article><p>One two three.</p><p>Four five.</p></article></body>");
+        let table = BlockTable::of(&PageAnalysis::new(&dom));
+        assert_eq!(table.len(), 3);
+        assert_eq!(table.rows.len(), 3 * feature_count());
+    }
+
+    #[test]
+    fn a_block_knows_the_class_words_and_tags_above_it() {
+        let dom = Dom::parse_unbounded("<body><div id=site-footer><p>Copyright words here</p></div><main><div class=post-body><p>Real text of the post.</p></div></main></body>");
+        let table = BlockTable::of(&PageAnalysis::new(&dom));
+        let names = feature_names();
+        let col = |name: &str| names.iter().position(|n| n == name).unwrap();
+        assert_eq!(table.texts(), ["Copyright words here", "Real text of the post."]);
+        assert_eq!(table.row(0)[col("class_footer")], 1.0);
+        assert_eq!(table.row(0)[col("inside_main")], 0.0);
+        assert_eq!(table.row(1)[col("class_post")], 1.0);
+        assert_eq!(table.row(1)[col("class_body")], 1.0);
+        assert_eq!(table.row(1)[col("inside_main")], 1.0);
+        assert_eq!(table.row(1)[col("class_footer")], 0.0);
+    }
+}

@@ -1,0 +1,258 @@
+//! The trained combiner (`--extractor combined`, the default): gradient-boosted trees
+//! decide, block by block, which text of the page is content. Their inputs are what the
+//! other extractors already compute ([`blocks`]): Web2Text's block features, the blocks
+//! the article and list-view algorithms chose or pruned, the neighbours' choices, the
+//! class/id words and tags above each block, and how the candidates relate on the page.
+//! Trained on every page with gold text in WCXB-dev, CleanEval and Scrapinghub, labels
+//! from the alignment Web2Text's trainer uses, and evaluated by domain-grouped
+//! cross-validation ([`train`]; `make model-extract`).
+
+pub mod blocks;
+pub mod train;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use forust_ml::{GradientBooster, Matrix};
+
+pub use blocks::BlockTable;
+
+
+pub const MODEL_FILE: &str = "combiner.json";
+/// The model file's format tag: a file of another format is refused on load.
+pub const FORMAT: &str = "goce-warc combiner 1";
+const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retrain with `make model-extract`";
+
+#[derive(Debug, thiserror::Error)]
+pub enum CombineError {
+    #[error("combiner model {path}: {detail}; {HOW_TO_FIX}")]
+    Model { path: PathBuf, detail: String },
+    #[error("combiner model: {0}")]
+    NoModels(String),
+    #[error("{what}: {detail}")]
+    Training { what: String, detail: String },
+}
+
+/// The stored model: the trees and what they were trained on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ModelFile {
+    format: String,
+    /// The feature names in row order; must equal [`blocks::feature_names`].
+    features: Vec<String>,
+    /// A block is content when its probability is at least this.
+    threshold: f64,
+    /// forust-ml's own JSON of the booster.
+    booster: serde_json::Value,
+    /// The page-level selector's regressors, one per candidate (none: the blocks' text).
+    #[serde(default)]
+    selector: Vec<serde_json::Value>,
+}
+
+/// The whole-page texts the selector chooses among: the trees' blocks, and the article and
+/// list-view extractors' outputs.
+pub const CANDIDATES: [&str; 3] = ["blocks", "article", "list-view"];
+
+pub struct CombinerModel {
+    booster: GradientBooster,
+    pub threshold: f64,
+    /// One regressor per candidate, predicting its word F1 from [`selector_features`].
+    selector: Vec<GradientBooster>,
+}
+
+impl CombinerModel {
+    pub fn new(booster: GradientBooster, threshold: f64) -> Self {
+        Self { booster, threshold, selector: Vec::new() }
+    }
+
+    /// Adds the page-level selector (one regressor per candidate, in [`CANDIDATES`] order).
+    pub fn with_selector(mut self, selector: Vec<GradientBooster>) -> Self {
+        self.selector = selector;
+        self
+    }
+
+    /// Loads `combiner.json` from a models folder.
+    pub fn load(models: &Path) -> Result<Self, CombineError> {
+        let path = models.join(MODEL_FILE);
+        let bad = |detail: String| CombineError::Model { path: path.clone(), detail };
+        let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+        let file: ModelFile = serde_json::from_str(&text).map_err(|e| bad(format!("not a combiner model ({e})")))?;
+        if file.format != FORMAT {
+            return Err(bad(format!("format {:?}, this build reads {FORMAT:?}", file.format)));
+        }
+        if file.features != blocks::feature_names() {
+            return Err(bad("trained on other features than this build computes".into()));
+        }
+        let booster = GradientBooster::from_json(&file.booster.to_string()).map_err(|e| bad(format!("trees: {e}")))?;
+        let selector = file
+            .selector
+            .iter()
+            .map(|v| GradientBooster::from_json(&v.to_string()).map_err(|e| bad(format!("selector: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !selector.is_empty() && selector.len() != CANDIDATES.len() {
+            return Err(bad(format!("{} selector regressors, not {}", selector.len(), CANDIDATES.len())));
+        }
+        Ok(Self { booster, threshold: file.threshold, selector })
+    }
+
+    /// Writes the model as `combiner.json` into `dir`.
+    pub fn save(&self, dir: &Path) -> Result<(), CombineError> {
+        let path = dir.join(MODEL_FILE);
+        let bad = |detail: String| CombineError::Model { path: path.clone(), detail };
+        let to_value = |b: &GradientBooster| -> Result<serde_json::Value, CombineError> {
+            let json = b.json_dump().map_err(|e| bad(e.to_string()))?;
+            serde_json::from_str(&json).map_err(|e| bad(e.to_string()))
+        };
+        let file = ModelFile {
+            format: FORMAT.into(),
+            features: blocks::feature_names(),
+            threshold: self.threshold,
+            booster: to_value(&self.booster)?,
+            selector: self.selector.iter().map(to_value).collect::<Result<_, _>>()?,
+        };
+        let json = serde_json::to_string(&file).map_err(|e| bad(e.to_string()))?;
+        std::fs::write(&path, json).map_err(|e| bad(e.to_string()))
+    }
+
+    /// Each block's probability of being content.
+    pub fn probabilities(&self, table: &BlockTable) -> Vec<f64> {
+        if table.is_empty() {
+            return Vec::new();
+        }
+        let columns = column_major(&table.rows, table.len());
+        let matrix = Matrix::new(&columns, table.len(), blocks::feature_count());
+        self.booster.predict(&matrix, false).into_iter().map(sigmoid).collect()
+    }
+
+    /// The content blocks of a page.
+    pub fn content(&self, table: &BlockTable) -> Vec<bool> {
+        self.probabilities(table).into_iter().map(|p| p >= self.threshold).collect()
+    }
+
+    /// The main content of a page's blocks: the blocks the trees keep, unless the selector
+    /// expects one of the whole-page candidates to score better.
+    pub fn text_of(&self, table: &BlockTable) -> String {
+        let probabilities = self.probabilities(table);
+        let content: Vec<bool> = probabilities.iter().map(|&p| p >= self.threshold).collect();
+        let blocks = table.text_of(&content);
+        match self.choose(&selector_features(table, &probabilities, &content, &blocks)) {
+            1 => table.article_text.clone(),
+            2 => table.list_view_text.clone(),
+            _ => blocks,
+        }
+    }
+
+    /// The candidate with the best predicted word F1 (index into [`CANDIDATES`]).
+    pub fn choose(&self, features: &[f32]) -> usize {
+        if self.selector.is_empty() {
+            return 0;
+        }
+        let columns: Vec<f64> = features.iter().map(|&v| f64::from(v)).collect();
+        let matrix = Matrix::new(&columns, 1, columns.len());
+        let predicted: Vec<f64> = self.selector.iter().map(|r| r.predict(&matrix, false).first().copied().unwrap_or(f64::MIN)).collect();
+        (0..predicted.len()).fold(0, |best, i| if predicted[i] > predicted[best] { i } else { best })
+    }
+}
+
+/// What the selector reads about a page: the page-level inputs of the blocks' rows, how
+/// sure the trees were, the candidates' lengths, and how much of each candidate's words
+/// the others contain.
+pub fn selector_features(table: &BlockTable, probabilities: &[f64], content: &[bool], blocks_text: &str) -> Vec<f32> {
+    let mut f: Vec<f32> = table.page_inputs().to_vec();
+    f.resize(blocks::PAGE_INPUTS, f32::NAN);
+    let total: f64 = table.words.iter().map(|&w| f64::from(w)).sum::<f64>().max(1.0);
+    let weighted = |value: &dyn Fn(usize) -> f64| -> f32 { (table.words.iter().enumerate().map(|(i, &w)| f64::from(w) * value(i)).sum::<f64>() / total) as f32 };
+    f.push(weighted(&|i| if content[i] { 1.0 } else { 0.0 }));
+    f.push(weighted(&|i| probabilities[i]));
+    f.push(weighted(&|i| if (0.2..0.8).contains(&probabilities[i]) { 1.0 } else { 0.0 }));
+    let bags = [bag(blocks_text), bag(&table.article_text), bag(&table.list_view_text)];
+    f.extend(bags.iter().map(|b| (b.values().sum::<u32>() as f32).ln_1p()));
+    for (a, b) in [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)] {
+        f.push(containment(&bags[a], &bags[b]));
+    }
+    f
+}
+
+/// The names of [`selector_features`], in order.
+pub fn selector_feature_names() -> Vec<String> {
+    let names = blocks::feature_names();
+    let mut out: Vec<String> = names[names.len() - blocks::PAGE_INPUTS..].to_vec();
+    out.extend(["blocks_word_share", "blocks_mean_probability", "blocks_unsure_share"].map(String::from));
+    out.extend(CANDIDATES.iter().map(|c| format!("{c}_log_words")));
+    for (a, b) in [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)] {
+        out.push(format!("{}_in_{}", CANDIDATES[a], CANDIDATES[b]));
+    }
+    out
+}
+
+/// Lower-case alphanumeric words and their counts.
+fn bag(text: &str) -> foldhash::HashMap<String, u32> {
+    let mut bag = foldhash::HashMap::default();
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        *bag.entry(word.to_lowercase()).or_insert(0) += 1;
+    }
+    bag
+}
+
+/// The share of `a`'s words that `b` also has (1 when `a` is empty).
+fn containment(a: &foldhash::HashMap<String, u32>, b: &foldhash::HashMap<String, u32>) -> f32 {
+    let total: u32 = a.values().sum();
+    if total == 0 {
+        return 1.0;
+    }
+    let common: u32 = a.iter().map(|(w, &n)| n.min(b.get(w).copied().unwrap_or(0))).sum();
+    common as f32 / total as f32
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Row-major f32 rows (`rows` of them) → the column-major f64 matrix forust-ml reads.
+pub(crate) fn column_major(row_major: &[f32], rows: usize) -> Vec<f64> {
+    let cols = row_major.len().checked_div(rows).unwrap_or(0);
+    let mut out = vec![0.0; row_major.len()];
+    for (r, row) in row_major.chunks_exact(cols.max(1)).enumerate() {
+        for (c, &v) in row.iter().enumerate() {
+            out[c * rows + r] = f64::from(v);
+        }
+    }
+    out
+}
+
+static SHARED: OnceLock<Result<CombinerModel, String>> = OnceLock::new();
+
+/// The process's combiner, loaded on first use from `models` (else where
+/// [`crate::classify::find_models_dir`] looks). Later calls return the same model.
+pub fn shared_model(models: Option<&Path>) -> Result<&'static CombinerModel, CombineError> {
+    let loaded = SHARED.get_or_init(|| {
+        let dir = crate::classify::find_models_dir(models).map_err(|e| e.to_string())?;
+        CombinerModel::load(&dir).map_err(|e| e.to_string())
+    });
+    loaded.as_ref().map_err(|e| CombineError::NoModels(e.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_become_columns() {
+        let rows = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        assert_eq!(column_major(&rows, 2), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+        assert!(column_major(&[], 0).is_empty());
+    }
+
+    #[test]
+    fn a_missing_or_corrupt_model_says_how_to_fix_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = CombinerModel::load(dir.path()).err().unwrap().to_string();
+        assert!(missing.contains("combiner.json") && missing.contains("make model-extract"), "{missing}");
+        std::fs::write(dir.path().join(MODEL_FILE), "{\"format\": 3").unwrap();
+        let corrupt = CombinerModel::load(dir.path()).err().unwrap().to_string();
+        assert!(corrupt.contains("not a combiner model") && corrupt.contains("make model-extract"), "{corrupt}");
+        let other = serde_json::json!({"format": FORMAT, "features": ["x"], "threshold": 0.5, "booster": {}});
+        std::fs::write(dir.path().join(MODEL_FILE), other.to_string()).unwrap();
+        let stale = CombinerModel::load(dir.path()).err().unwrap().to_string();
+        assert!(stale.contains("other features"), "{stale}");
+    }
+}
