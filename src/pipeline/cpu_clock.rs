@@ -24,10 +24,13 @@ mod tests {
 
     #[test]
     fn a_busy_thread_uses_cpu_time_and_a_sleeping_one_hardly_any() {
+        // Work until the clock shows 10 ms of this thread's CPU, giving up after 10 s of wall
+        // time: on a loaded machine the thread gets a fraction of a core, so a fixed wall-clock
+        // loop could show less than 10 ms (seen while CI shared the machine).
         let start = thread_cpu_time();
         let mut x = 0u64;
-        let busy_until = std::time::Instant::now() + Duration::from_millis(30);
-        while std::time::Instant::now() < busy_until {
+        let give_up = std::time::Instant::now() + Duration::from_secs(10);
+        while thread_cpu_time() - start < Duration::from_millis(10) && std::time::Instant::now() < give_up {
             x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
         }
         let busy = thread_cpu_time() - start;
