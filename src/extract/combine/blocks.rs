@@ -270,8 +270,13 @@ fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
                 if word.is_empty() || word.len() > 16 {
                     continue;
                 }
-                let lower = word.to_ascii_lowercase();
-                let stem = lower.strip_suffix('s').filter(|s| s.len() > 2).unwrap_or(&lower);
+                // Lower-cased in a buffer on the stack: a page has thousands of class words.
+                let mut buffer = [0u8; 16];
+                let lower = &mut buffer[..word.len()];
+                lower.copy_from_slice(word.as_bytes());
+                lower.make_ascii_lowercase();
+                let Ok(lower) = std::str::from_utf8(lower) else { continue };
+                let stem = lower.strip_suffix('s').filter(|s| s.len() > 2).unwrap_or(lower);
                 if let Some(bit) = CLASS_WORDS.iter().position(|&w| w == stem || w == lower) {
                     c |= 1 << bit;
                 }

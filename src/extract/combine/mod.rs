@@ -9,6 +9,7 @@
 
 pub mod blocks;
 pub mod train;
+mod trees;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -16,6 +17,7 @@ use std::sync::OnceLock;
 use forust_ml::{GradientBooster, Matrix};
 
 pub use blocks::BlockTable;
+use trees::FlatTrees;
 
 
 pub const MODEL_FILE: &str = "combiner.json";
@@ -54,14 +56,19 @@ pub const CANDIDATES: [&str; 3] = ["blocks", "article", "list-view"];
 
 pub struct CombinerModel {
     booster: GradientBooster,
+    /// The same trees laid out for prediction.
+    flat: FlatTrees,
     pub threshold: f64,
     /// One regressor per candidate, predicting its word F1 from [`selector_features`].
     selector: Vec<GradientBooster>,
 }
 
 impl CombinerModel {
-    pub fn new(booster: GradientBooster, threshold: f64) -> Self {
-        Self { booster, threshold, selector: Vec::new() }
+    /// A model of freshly trained trees (NaN missing values, indices in range).
+    pub fn new(booster: GradientBooster, threshold: f64) -> Result<Self, CombineError> {
+        let flat = FlatTrees::of(&booster, blocks::feature_count())
+            .ok_or_else(|| CombineError::Training { what: "the block trees".into(), detail: "cannot be laid out for prediction".into() })?;
+        Ok(Self { booster, flat, threshold, selector: Vec::new() })
     }
 
     /// Adds the page-level selector (one regressor per candidate, in [`CANDIDATES`] order).
@@ -91,7 +98,8 @@ impl CombinerModel {
         if !selector.is_empty() && selector.len() != CANDIDATES.len() {
             return Err(bad(format!("{} selector regressors, not {}", selector.len(), CANDIDATES.len())));
         }
-        Ok(Self { booster, threshold: file.threshold, selector })
+        let flat = FlatTrees::of(&booster, blocks::feature_count()).ok_or_else(|| bad("trees: a node or feature index out of range".into()))?;
+        Ok(Self { booster, flat, threshold: file.threshold, selector })
     }
 
     /// Writes the model as `combiner.json` into `dir`.
@@ -115,12 +123,7 @@ impl CombinerModel {
 
     /// Each block's probability of being content.
     pub fn probabilities(&self, table: &BlockTable) -> Vec<f64> {
-        if table.is_empty() {
-            return Vec::new();
-        }
-        let columns = column_major(&table.rows, table.len());
-        let matrix = Matrix::new(&columns, table.len(), blocks::feature_count());
-        self.booster.predict(&matrix, false).into_iter().map(sigmoid).collect()
+        (0..table.len()).map(|i| sigmoid(self.flat.predict(table.row(i)))).collect()
     }
 
     /// The content blocks of a page.

@@ -272,7 +272,7 @@ pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel
         .set_min_leaf_weight(1.0)
         .set_parallel(true);
     booster.fit(&matrix, &y, &weights, None).map_err(|e| CombineError::Training { what: "fitting the trees".into(), detail: e.to_string() })?;
-    Ok(CombinerModel::new(booster, settings.threshold))
+    CombinerModel::new(booster, settings.threshold)
 }
 
 /// A page's out-of-fold inputs for the selector: its features and each candidate's word
@@ -361,7 +361,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
     let mut chosen = vec![0usize; rows.len()];
     for fold in 0..folds {
         let train: Vec<&SelectorRow> = rows.iter().filter(|r| fold_of_page[r.page] != fold).collect();
-        let selector = CombinerModel::new(GradientBooster::default(), config.trees.threshold).with_selector(fit_selector(&train, &config.trees)?);
+        let selector = CombinerModel::new(GradientBooster::default(), config.trees.threshold)?.with_selector(fit_selector(&train, &config.trees)?);
         for (k, r) in rows.iter().enumerate().filter(|(_, r)| fold_of_page[r.page] == fold) {
             chosen[k] = selector.choose(&r.features);
         }

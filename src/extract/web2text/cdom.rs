@@ -256,6 +256,23 @@ impl Cdom {
         out
     }
 
+    /// [`Self::class_path`] of every leaf, in order, each built from its parent's path
+    /// instead of walking up from every leaf (a parent is always created after its
+    /// children, so walking the nodes backwards meets parents first).
+    pub fn leaf_class_paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = vec![String::new(); self.nodes.len()];
+        for id in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[id];
+            let own = node.tags.iter().zip(&node.classes).map(|(t, c)| format!("{t}.{c}")).collect::<Vec<_>>().join(">");
+            paths[id] = match node.parent {
+                Some(p) if p > id => format!("{}>{own}", paths[p]),
+                Some(_) => self.class_path(id),
+                None => own,
+            };
+        }
+        self.leaves.iter().map(|&l| std::mem::take(&mut paths[l])).collect()
+    }
+
     /// The "class path" of a leaf: its chain of tag.class names up to the root.
     pub fn class_path(&self, id: usize) -> String {
         let mut parts: Vec<String> = std::iter::once(id)
@@ -421,6 +438,14 @@ pub fn collapse_whitespace(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leaf_paths_built_from_parents_equal_the_walk_up() {
+        let c = cdom("<body><div class=a><p class=x>one <b>two</b></p><ul><li>three</li><li class=y>four <i>five</i></li></ul></div><p>six</p></body>");
+        let walked: Vec<String> = c.leaves.iter().map(|&l| c.class_path(l)).collect();
+        assert_eq!(c.leaf_class_paths(), walked);
+        assert!(walked.len() >= 5);
+    }
 
     fn cdom(html: &str) -> Cdom {
         Cdom::build(&Dom::parse_with(html, crate::dom::DomLimits { max_elements: usize::MAX, deadline: None }, &crate::dom::FOR_WEB2TEXT).expect("no limits"))

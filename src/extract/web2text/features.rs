@@ -73,7 +73,7 @@ fn node_features(cdom: &Cdom, id: usize, out: &mut Vec<f32>) {
 pub fn block_features(cdom: &Cdom) -> Vec<[f32; BLOCK_FEATURES]> {
     let mut same_text: HashMap<&str, usize> = HashMap::new();
     let mut same_path: HashMap<String, usize> = HashMap::new();
-    let paths: Vec<String> = cdom.leaves.iter().map(|&l| cdom.class_path(l)).collect();
+    let paths = cdom.leaf_class_paths();
     for (&leaf, path) in cdom.leaves.iter().zip(&paths) {
         *same_text.entry(cdom.nodes[leaf].text.as_str()).or_default() += 1;
         *same_path.entry(path.clone()).or_default() += 1;
