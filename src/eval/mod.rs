@@ -137,13 +137,8 @@ pub fn evaluate(pages: &[GoldPage], extractors: &[Extractor], limits: &ExtractLi
     pages.par_iter().flat_map_iter(|page| score_page(page, extractors, limits, predictions.get(&page.id))).collect()
 }
 
-/// The classifier's genre for every page that can be read and parsed (pictures drawn in
-/// parallel, then classified 64 at a time).
-pub fn predict_genres(pages: &[GoldPage], classifier: &Classifier, limits: &ExtractLimits) -> Result<HashMap<String, Genre>, ClassifyError> {
-    Ok(predict_pages(pages, classifier, limits)?.into_iter().map(|(id, p)| (id, p.genre)).collect())
-}
-
-/// The classifier's prediction for every page that can be read and parsed, by page id.
+/// The classifier's prediction for every page that can be read and parsed, by page id
+/// (pictures drawn in parallel, then classified 64 at a time).
 pub fn predict_pages(pages: &[GoldPage], classifier: &Classifier, limits: &ExtractLimits) -> Result<HashMap<String, Prediction>, ClassifyError> {
     let needs_picture = classifier.kind().needs_picture();
     let mut predictions = HashMap::new();
