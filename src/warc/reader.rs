@@ -271,14 +271,20 @@ impl<R: Read> WarcReader<R> {
                     }));
                 }
                 garbage_at.get_or_insert(self.position + blank as u64);
-                let filled = self.buf.filled();
-                if let Some(i) = memmem::find(filled, b"\nWARC/") {
-                    self.consume(i + 1);
-                    continue;
+                let from = blank + 1;
+                match find_version_line(&self.buf.filled()[from..]) {
+                    VersionLine::At(i) => {
+                        self.consume(from + i);
+                        continue;
+                    }
+                    // Judged once more bytes are in.
+                    VersionLine::CutOff(i) => self.consume(from + i),
+                    VersionLine::Absent => {
+                        // Keep a few bytes, as the marker may straddle the refill, and read on.
+                        let n = self.buf.len() - VERSION_PREFIX.len();
+                        self.consume(n);
+                    }
                 }
-                // Keep a few bytes, as the marker may straddle the refill, and read on.
-                let n = filled.len() - VERSION_PREFIX.len();
-                self.consume(n);
             }
             match self.fill()? {
                 FillOutcome::More => {}
@@ -371,6 +377,30 @@ fn record_trailer(after: &[u8], at_end: bool) -> Option<usize> {
         return Some(newlines);
     }
     None
+}
+
+enum VersionLine {
+    At(usize),
+    /// A "WARC/" whose version runs to the end of the bytes at hand.
+    CutOff(usize),
+    Absent,
+}
+
+/// The first version line in `bytes`, wherever it starts: garbage written over the end
+/// of one record, or before the next, need not end with a line break, so a record can
+/// follow it on the same line.
+fn find_version_line(bytes: &[u8]) -> VersionLine {
+    for i in memmem::find_iter(bytes, VERSION_PREFIX) {
+        let rest = &bytes[i..];
+        if looks_like_version_line(rest) {
+            return VersionLine::At(i);
+        }
+        let version = &rest[VERSION_PREFIX.len()..];
+        if version.len() < 8 && version.iter().all(|b| b.is_ascii_digit() || *b == b'.') {
+            return VersionLine::CutOff(i);
+        }
+    }
+    VersionLine::Absent
 }
 
 /// "WARC/1.0\r\n", "WARC/0.18\n", ...

@@ -226,3 +226,87 @@ fn content_length_that_swallows_exactly_the_next_record_is_caught() {
     let members = [gzip(&r[0]), gzip(&lying), gzip(&r[2]), gzip(&extra)].concat();
     assert_eq!(uris(&read_all(&members, ReaderLimits::default())), ["info", "content_length_mismatch", "http://b/", "http://c/"]);
 }
+
+/// `n` bytes from a xorshift generator: garbage that is the same on every run.
+fn garbage(seed: u64, n: usize) -> Vec<u8> {
+    let mut state = seed | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+fn five_records() -> Vec<Vec<u8>> {
+    (0..5).map(|i| record("response", &format!("http://{i}/"), format!("HTTP/1.1 200 OK\r\n\r\n<p>{i}</p>").as_bytes())).collect()
+}
+
+/// Each URI read, once, in order, and nothing but garbage skipped.
+fn assert_every_record_once(seen: &[(String, Option<u64>)], expected: &[&str], skip: &str, context: &str) {
+    let records: Vec<&str> = seen.iter().map(|(u, _)| u.as_str()).filter(|u| u.starts_with("http://")).collect();
+    assert_eq!(records, expected, "{context}: {seen:?}");
+    let skips: Vec<&str> = seen.iter().map(|(u, _)| u.as_str()).filter(|u| !u.starts_with("http://")).collect();
+    assert!(!skips.is_empty() && skips.iter().all(|s| *s == skip), "{context}: {seen:?}");
+}
+
+#[test]
+fn random_garbage_between_plain_records_loses_only_the_garbage() {
+    let r = five_records();
+    let all = ["http://0/", "http://1/", "http://2/", "http://3/", "http://4/"];
+    for seed in 0..200 {
+        let after = 1 + (seed as usize) % 4;
+        let junk = garbage(seed, 50 + (seed as usize * 37) % 400);
+        let input = [r[..after].concat(), junk, r[after..].concat()].concat();
+        let seen = read_all(&input, ReaderLimits::default());
+        assert_every_record_once(&seen, &all, "garbage_between_records", &format!("seed {seed}"));
+    }
+}
+
+#[test]
+fn garbage_straight_before_a_version_line_does_not_hide_the_record() {
+    let r = five_records();
+    // Neither a line break before the record nor after the garbage.
+    let input = [r[0].clone(), b"\x00\xffjunk".to_vec(), r[1].clone(), r[2].clone()].concat();
+    let seen = read_all(&input, ReaderLimits::default());
+    assert_eq!(uris(&seen), ["http://0/", "garbage_between_records", "http://1/", "http://2/"]);
+}
+
+#[test]
+fn random_garbage_between_gzip_members_loses_only_the_garbage() {
+    let members: Vec<Vec<u8>> = five_records().iter().map(|r| gzip(r)).collect();
+    let all = ["http://0/", "http://1/", "http://2/", "http://3/", "http://4/"];
+    for seed in 0..200 {
+        let after = 1 + (seed as usize) % 4;
+        let junk = garbage(seed, 50 + (seed as usize * 37) % 400);
+        // Garbage that happens to hold a gzip magic is tried as a member and fails as one.
+        let input = [members[..after].concat(), junk, members[after..].concat()].concat();
+        let seen = read_all(&input, ReaderLimits::default());
+        let records: Vec<&str> = seen.iter().map(|(u, _)| u.as_str()).filter(|u| u.starts_with("http://")).collect();
+        assert_eq!(records, all, "seed {seed}: {seen:?}");
+        assert!(seen.iter().all(|(u, _)| u.starts_with("http://") || u.starts_with("g")), "seed {seed}: {seen:?}");
+    }
+}
+
+#[test]
+fn garbage_inside_a_header_loses_that_record_only() {
+    let r = five_records();
+    for seed in 0..100 {
+        let damaged = 1 + (seed as usize) % 3;
+        let mut record = r[damaged].clone();
+        // Into the header, after the version line.
+        let at = 12 + (seed as usize) % 40;
+        let junk = garbage(seed, 20 + (seed as usize * 13) % 200);
+        record.splice(at..at, junk);
+        let input = [r[..damaged].concat(), record, r[damaged + 1..].concat()].concat();
+        let seen = read_all(&input, ReaderLimits::default());
+        let expected: Vec<String> = (0..5).filter(|&i| i != damaged).map(|i| format!("http://{i}/")).collect();
+        let records: Vec<&str> = seen.iter().map(|(u, _)| u.as_str()).filter(|u| u.starts_with("http://")).collect();
+        // The damaged record may survive when the junk only lengthened a header value.
+        let without_damaged: Vec<&str> = records.iter().copied().filter(|u| *u != format!("http://{damaged}/")).collect();
+        assert_eq!(without_damaged, expected, "seed {seed}: {seen:?}");
+        assert!(records.len() <= 5, "seed {seed}: {seen:?}");
+    }
+}
