@@ -152,3 +152,27 @@ fn eval_scores_every_extractor_by_split_and_genre_and_enforces_floors() {
     assert_eq!(strict.status.code(), Some(1), "a missed floor fails the run");
     assert!(String::from_utf8_lossy(&strict.stdout).contains("FLOOR MISSED"));
 }
+
+#[test]
+fn eval_reads_null_ground_truth_fields_as_empty_and_counts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = dir.path().join("gold");
+    fixture_dataset(&dataset);
+    // WCXB's published release writes null for empty fields.
+    let truth = serde_json::json!({
+        "url": null,
+        "_internal": {"page_type": {"primary": "article"}},
+        "ground_truth": {"title": null, "author": null, "publish_date": null, "main_content": null, "with": null, "without": [null, "Subscribe"]},
+    });
+    std::fs::write(dataset.join("ground-truth").join("0003.json"), truth.to_string()).unwrap();
+    let report_path = dir.path().join("report.json");
+    let run = bin()
+        .args(["eval", "--dataset", dataset.to_str().unwrap(), "--extractor", "article", "--json", report_path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(String::from_utf8_lossy(&run.stdout).contains("1 pages have a null gold main content"));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+    assert_eq!(report["null_main_content"], 1);
+    assert_eq!(report["means"]["all"]["all"]["article"]["pages"], 12, "the page is still scored");
+}

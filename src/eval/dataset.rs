@@ -18,6 +18,9 @@ pub struct GoldPage {
     pub main_content: String,
     pub with: Vec<String>,
     pub without: Vec<String>,
+    /// The dataset gave `null` for the main content (WCXB's way of saying there is none):
+    /// read as empty, and counted in the report.
+    pub null_main_content: bool,
     /// Held aside from tuning: every fifth page by id.
     pub held_out: bool,
 }
@@ -62,7 +65,7 @@ struct WcxbGold {
     url: Option<String>,
     #[serde(rename = "_internal")]
     internal: Option<WcxbInternal>,
-    ground_truth: WcxbTruth,
+    ground_truth: Option<WcxbTruth>,
 }
 
 #[derive(serde::Deserialize)]
@@ -75,14 +78,21 @@ struct WcxbPageType {
     primary: Option<String>,
 }
 
+/// WCXB writes `null` where a field is empty (`main_content` of a page with none, `author`,
+/// `publish_date`, `title`): every field is optional, and a null one reads as absent.
 #[derive(serde::Deserialize)]
 struct WcxbTruth {
     #[serde(default)]
-    main_content: String,
+    main_content: Option<String>,
     #[serde(default)]
-    with: Vec<String>,
+    with: Option<Vec<Option<String>>>,
     #[serde(default)]
-    without: Vec<String>,
+    without: Option<Vec<Option<String>>>,
+}
+
+/// A list of snippets with its nulls dropped.
+fn snippets(list: Option<Vec<Option<String>>>) -> Vec<String> {
+    list.unwrap_or_default().into_iter().flatten().collect()
 }
 
 fn load_wcxb(dir: &Path, gt_dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
@@ -103,6 +113,7 @@ fn load_wcxb(dir: &Path, gt_dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
         let path = gt_dir.join(name);
         let text = std::fs::read_to_string(&path).map_err(|e| EvalError::io(&path, e))?;
         let gold: WcxbGold = serde_json::from_str(&text).map_err(|e| EvalError::Dataset(format!("{}: {e}", path.display())))?;
+        let truth = gold.ground_truth.unwrap_or(WcxbTruth { main_content: None, with: None, without: None });
         let mut page_type = gold.internal.and_then(|i| i.page_type).and_then(|p| p.primary).unwrap_or_else(|| "article".into());
         if page_type == "category" {
             page_type = "collection".into();
@@ -112,9 +123,10 @@ fn load_wcxb(dir: &Path, gt_dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
             genre: Genre::of_page_type(&page_type),
             url: gold.url.unwrap_or_default(),
             page_type,
-            main_content: gold.ground_truth.main_content,
-            with: gold.ground_truth.with,
-            without: gold.ground_truth.without,
+            null_main_content: truth.main_content.is_none(),
+            main_content: truth.main_content.unwrap_or_default(),
+            with: snippets(truth.with),
+            without: snippets(truth.without),
             html_path,
             id,
         });
@@ -125,9 +137,9 @@ fn load_wcxb(dir: &Path, gt_dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
 #[derive(serde::Deserialize)]
 struct ScrapinghubGold {
     #[serde(rename = "articleBody", default)]
-    article_body: String,
+    article_body: Option<String>,
     #[serde(default)]
-    url: String,
+    url: Option<String>,
 }
 
 fn load_scrapinghub(dir: &Path, gt_file: &Path) -> Result<Vec<GoldPage>, EvalError> {
@@ -144,8 +156,9 @@ fn load_scrapinghub(dir: &Path, gt_file: &Path) -> Result<Vec<GoldPage>, EvalErr
             held_out: held_out(&id, index),
             genre: Genre::Article,
             page_type: "article".into(),
-            url: g.url,
-            main_content: g.article_body,
+            url: g.url.unwrap_or_default(),
+            null_main_content: g.article_body.is_none(),
+            main_content: g.article_body.unwrap_or_default(),
             with: Vec::new(),
             without: Vec::new(),
             html_path,

@@ -46,6 +46,9 @@ pub struct PageScore {
     /// The genre `goce` used (its guess).
     pub used_genre: Option<Genre>,
     pub error: Option<String>,
+    /// The gold main content was `null` in the dataset (scored as empty).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub null_gold: bool,
 }
 
 /// Means over a group of pages.
@@ -127,6 +130,8 @@ pub struct Report {
     pub genre_guess_accuracy: BTreeMap<&'static str, f64>,
     /// Where goce's genre came from (the classifier, or the HTML-structure guess).
     pub genre_source: String,
+    /// Pages whose gold main content is `null` in the dataset, scored as empty.
+    pub null_main_content: usize,
     pub pages: Vec<PageScore>,
 }
 
@@ -204,6 +209,7 @@ fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits,
                 without_avoided,
                 used_genre,
                 error,
+                null_gold: page.null_main_content,
             }
         })
         .collect()
@@ -241,12 +247,14 @@ pub fn report(dataset: &str, extractors: &[Extractor], scores: Vec<PageScore>, g
             accuracy.insert(split.name(), guesses.iter().filter(|&&ok| ok).count() as f64 / guesses.len() as f64);
         }
     }
+    let null_main_content = scores.iter().filter(|s| s.null_gold).map(|s| s.id.as_str()).collect::<std::collections::BTreeSet<_>>().len();
     Report {
         dataset: dataset.to_string(),
         extractors: extractors.to_vec(),
         means,
         genre_guess_accuracy: accuracy,
         genre_source: genre_source.to_string(),
+        null_main_content,
         pages: scores,
     }
 }
@@ -292,6 +300,9 @@ pub fn render_table(report: &Report, split: Split) -> String {
             out += &format!(" {:>15.3}", by_extractor.get(name).map_or(f64::NAN, |m| m.word_f1));
         }
         out.push('\n');
+    }
+    if report.null_main_content > 0 {
+        out += &format!("{} pages have a null gold main content in the dataset (scored as empty)\n", report.null_main_content);
     }
     if let Some(acc) = report.genre_guess_accuracy.get(split.name()) {
         out += &format!("goce's genre agrees with the gold genre on {:.1}% of pages ({})\n", acc * 100.0, report.genre_source);

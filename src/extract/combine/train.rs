@@ -166,6 +166,7 @@ fn load_cleaneval(dir: &Path) -> Result<Vec<GoldPage>, CombineError> {
                 main_content: align::cleaneval_gold(&gold),
                 with: Vec::new(),
                 without: Vec::new(),
+                null_main_content: false,
                 held_out: false,
             });
         }
