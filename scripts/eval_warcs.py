@@ -62,10 +62,13 @@ def run(binary, inputs, out, extra):
 
 
 def read_rows(out):
-    rows = []
-    for shard in sorted(glob.glob(os.path.join(out, "*.parquet"))):
-        rows.extend(pq.read_table(shard).to_pylist())
-    return rows
+    """The output folder read as one dataset, as users read it."""
+    return pq.read_table(out).to_pylist()
+
+
+def read_manifest(path):
+    """A manifest: JSON in the key-value metadata of a Parquet file with no rows."""
+    return json.loads(pq.read_metadata(path).metadata[b"goce-warc.manifest"])
 
 
 def check_warc_files(binary, data, work, failures):
@@ -86,13 +89,13 @@ def check_warc_files(binary, data, work, failures):
         stem = os.path.basename(name)
         for ending in (".gz", ".warc", ".arc"):
             stem = stem[: -len(ending)] if stem.endswith(ending) else stem
-        manifest_path = os.path.join(out, stem + ".manifest.json")
+        manifest_path = os.path.join(out, "_" + stem + ".manifest.parquet")
         got = {"exit": rc}
         if rc != 0 or not os.path.exists(manifest_path):
             failures.append(f"{name}: exit {rc}, no manifest: {err.strip()}")
             results[name] = got
             continue
-        manifest = json.load(open(manifest_path))
+        manifest = read_manifest(manifest_path)
         rows = read_rows(out)
         total_rows += len(rows)
         got.update(pages=manifest["counts"]["pages"], rows_read_by_pyarrow=len(rows),

@@ -39,8 +39,8 @@ fi
 
 # Python tools for `make eval` (and pillow for `make contact-sheet`) in their own virtual
 # environment, pinned. Its pip also fetches LibTorch below.
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, duckdb, PIL' 2>/dev/null; then
-  say "creating .venv with pyarrow, duckdb and pillow"
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, duckdb, polars, PIL' 2>/dev/null; then
+  say "creating .venv with pyarrow, duckdb, polars and pillow"
   python3 -m venv .venv
   .venv/bin/python -m pip install -q --disable-pip-version-check -r scripts/requirements-eval.txt
 fi

@@ -276,6 +276,10 @@ pub struct SummaryArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+
+    /// Print every input's manifest instead, one JSON object per line.
+    #[arg(long, conflicts_with = "json")]
+    pub manifests: bool,
 }
 
 #[derive(Args, Debug)]
@@ -597,7 +601,10 @@ fn summary(args: SummaryArgs) -> anyhow::Result<ExitCode> {
     }
     let done: std::collections::BTreeSet<&str> = manifests.iter().map(|m| m.stem.as_str()).collect();
     let missing: Vec<String> = expected.iter().filter(|i| !done.contains(i.stem().as_str())).map(Input::display).collect();
-    if args.json {
+    if args.manifests {
+        let lines: Vec<String> = manifests.iter().map(serde_json::to_string).collect::<Result<_, _>>()?;
+        print_stdout(&lines.join("\n"))?;
+    } else if args.json {
         let json = serde_json::json!({"inputs_done": summary.inputs_done, "inputs_expected": expected.len(), "missing": missing, "counts": summary.counts, "unreadable": summary.unreadable});
         print_stdout(&serde_json::to_string_pretty(&json)?)?;
     } else {

@@ -51,7 +51,7 @@ fn kill_9_midway_then_a_rerun_gives_every_row_once() {
     child.kill().expect("SIGKILL");
     child.wait().expect("reaped");
     let left = names(&out);
-    assert!(!left.iter().any(|n| n.ends_with(".manifest.json")), "a killed input has no manifest: {left:?}");
+    assert!(!left.iter().any(|n| n.contains(".manifest.")), "a killed input has no manifest: {left:?}");
 
     let rerun = args(&out).output().expect("runs");
     assert!(rerun.status.success(), "{}", stderr(&rerun));

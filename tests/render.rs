@@ -76,12 +76,7 @@ fn process_can_render_every_page_and_keep_the_pictures() {
     let pictures = dir.path().join("pictures");
     let output = common::process_paths(&out, &samples(), &["--pictures", pictures.to_str().expect("utf-8"), "--extractor", "goce"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    let manifests: Vec<serde_json::Value> = std::fs::read_dir(&out)
-        .expect("out dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".manifest.json"))
-        .map(|p| serde_json::from_slice(&std::fs::read(p).expect("manifest")).expect("json"))
-        .collect();
+    let manifests = common::manifests(&out);
     let pages: u64 = manifests.iter().map(|m| m["counts"]["pages"].as_u64().expect("pages")).sum();
     let rendered: u64 = manifests.iter().map(|m| m["counts"]["rendered"]["lite"].as_u64().unwrap_or(0)).sum();
     assert!(pages > 0);

@@ -43,8 +43,8 @@ fn slurm_array_variables_pick_the_shard() {
         .expect("runs");
     assert!(output.status.success(), "{}", stderr(&output));
     // Task 12 of 10..=12 is slice 2 of 3: the third input only.
-    let manifests: Vec<String> = std::fs::read_dir(&out).expect("out").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".manifest.json")).collect();
-    assert_eq!(manifests, vec!["encodings.manifest.json".to_string()]);
+    let manifests: Vec<String> = std::fs::read_dir(&out).expect("out").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".manifest.parquet")).collect();
+    assert_eq!(manifests, vec!["_encodings.manifest.parquet".to_string()]);
 }
 
 #[test]
@@ -77,4 +77,31 @@ fn a_bad_shard_is_a_usage_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let output = process_paths(&dir.path().join("out"), &samples(), &["--shard", "3/3"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
+#[test]
+fn a_folder_of_the_previous_layout_is_summarised_resumed_and_upgraded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let articles = common::project_file("sample-warcs/articles.warc.gz");
+    assert!(process_paths(&out, std::slice::from_ref(&articles), &["--extractor", "goce"]).status.success());
+    let rows_before = urls_and_text(&out);
+    // What goce-warc 0.1 left: the manifest as JSON beside the shards.
+    let manifest = common::manifest(&out, "articles");
+    std::fs::remove_file(goce_warc::output::manifest_path(&out, "articles")).expect("remove");
+    std::fs::write(out.join("articles.manifest.json"), serde_json::to_vec_pretty(&manifest).expect("json")).expect("write");
+
+    let output = bin().arg("summary").arg(&out).arg(&articles).output().expect("runs");
+    assert!(output.status.success(), "the old manifest counts as done: {}", String::from_utf8_lossy(&output.stdout));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("6 pages"), "{}", String::from_utf8_lossy(&output.stdout));
+
+    // A resumed run skips the input and rewrites the manifest in the new layout.
+    let output = process_paths(&out, &[articles], &["--extractor", "goce"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!out.join("articles.manifest.json").exists());
+    assert_eq!(common::manifest(&out, "articles"), manifest);
+    assert_eq!(urls_and_text(&out), rows_before, "no row redone or lost");
+    let output = bin().arg("summary").arg(&out).arg("--manifests").output().expect("runs");
+    let printed: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one manifest, as JSON");
+    assert_eq!(printed, manifest);
 }

@@ -58,7 +58,7 @@ import sys
 from pathlib import Path
 import pyarrow.parquet as pq
 def rows(d):
-    t = pq.read_table(sorted(str(p) for p in Path(d).glob("*.parquet")), columns=["warc_file", "warc_offset", "url", "text"])
+    t = pq.read_table(d, columns=["warc_file", "warc_offset", "url", "text"])
     return sorted(zip(*(t.column(c).to_pylist() for c in t.column_names)))
 single, array = rows(sys.argv[1]), rows(sys.argv[2])
 keys = [(r[0], r[1]) for r in array]

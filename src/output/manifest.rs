@@ -1,11 +1,18 @@
 //! The manifest of one input: what was read, kept, filtered and skipped, and the
 //! shards written. Written last and atomically: its presence marks the input done.
+//! It is a Parquet file with no rows (see [`manifest_path`]), so that the output folder
+//! holds nothing a dataset reader trips on.
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use parquet::arrow::ArrowWriter;
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+
+use super::schema::schema;
 use super::{OutputError, ShardInfo};
 
 /// Counters for one input (or, summed, for a run).
@@ -136,25 +143,102 @@ impl StageSeconds {
     }
 }
 
+/// The key under which a manifest file keeps its JSON in the Parquet key-value metadata.
+pub const MANIFEST_KEY: &str = "goce-warc.manifest";
+
+/// Where the manifest of `stem` lives: `_STEM.manifest.parquet`, a Parquet file with no
+/// rows, the rows' schema, and the manifest as JSON in its key-value metadata. Dataset
+/// readers given the folder either skip `_` files (pyarrow, Spark, Hive) or read zero rows
+/// of the same schema (polars, which reads every file below the folder, and DuckDB's
+/// `*.parquet` glob), so the output folder opens as one dataset in all of them.
 pub fn manifest_path(dir: &Path, stem: &str) -> PathBuf {
+    dir.join(format!("_{stem}.manifest.parquet"))
+}
+
+/// The manifest of the layout before 0.2 (`STEM.manifest.json` beside the shards): still
+/// read, and converted by [`upgrade_legacy_manifests`].
+fn legacy_manifest_path(dir: &Path, stem: &str) -> PathBuf {
     dir.join(format!("{stem}.manifest.json"))
 }
 
-pub fn read_manifest(path: &Path) -> Result<Manifest, OutputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| OutputError::io(path, e))?;
-    serde_json::from_str(&text).map_err(|source| OutputError::Manifest { path: path.to_path_buf(), source })
+/// Whether `stem` is done in `dir`, in either layout.
+pub fn manifest_exists(dir: &Path, stem: &str) -> bool {
+    manifest_path(dir, stem).exists() || legacy_manifest_path(dir, stem).exists()
 }
 
+pub fn read_manifest(path: &Path) -> Result<Manifest, OutputError> {
+    let json = if path.extension().is_some_and(|e| e == "json") {
+        std::fs::read_to_string(path).map_err(|e| OutputError::io(path, e))?
+    } else {
+        let file = File::open(path).map_err(|e| OutputError::io(path, e))?;
+        let reader = SerializedFileReader::new(file)?;
+        reader
+            .metadata()
+            .file_metadata()
+            .key_value_metadata()
+            .and_then(|kv| kv.iter().find(|kv| kv.key == MANIFEST_KEY))
+            .and_then(|kv| kv.value.clone())
+            .ok_or_else(|| OutputError::NotAManifest { path: path.to_path_buf() })?
+    };
+    serde_json::from_str(&json).map_err(|source| OutputError::Manifest { path: path.to_path_buf(), source })
+}
+
+/// Writes the manifest under a temporary name and renames it into place: its presence
+/// marks the input done.
 pub fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<PathBuf, OutputError> {
     let path = manifest_path(dir, &manifest.stem);
-    let temp = dir.join(format!(".{}.manifest.json.tmp-{}", manifest.stem, std::process::id()));
-    let json = serde_json::to_vec_pretty(manifest)
+    let temp = dir.join(format!(".{}.manifest.parquet.tmp-{}", manifest.stem, std::process::id()));
+    let json = serde_json::to_string_pretty(manifest)
         .map_err(|source| OutputError::Manifest { path: path.clone(), source })?;
-    let mut file = File::create(&temp).map_err(|e| OutputError::io(&temp, e))?;
-    file.write_all(&json).and_then(|()| file.write_all(b"\n")).and_then(|()| file.sync_all())
-        .map_err(|e| OutputError::io(&temp, e))?;
+    let file = File::create(&temp).map_err(|e| OutputError::io(&temp, e))?;
+    let props = WriterProperties::builder().set_created_by(format!("goce-warc {}", env!("CARGO_PKG_VERSION"))).build();
+    let mut writer = ArrowWriter::try_new(file, schema(), Some(props))?;
+    writer.append_key_value_metadata(KeyValue::new(MANIFEST_KEY.to_string(), json));
+    let file = writer.into_inner()?;
+    file.sync_all().map_err(|e| OutputError::io(&temp, e))?;
     std::fs::rename(&temp, &path).map_err(|e| OutputError::io(&path, e))?;
     Ok(path)
+}
+
+/// Rewrites the previous layout's `STEM.manifest.json` files as `_STEM.manifest.parquet`
+/// (the JSON is removed only once its replacement is in place), so that a folder written
+/// by an older goce-warc becomes a dataset when a new run resumes into it. Returns how
+/// many were converted.
+pub fn upgrade_legacy_manifests(dir: &Path) -> Result<usize, OutputError> {
+    let mut converted = 0;
+    for path in manifest_files(dir)? {
+        if path.extension().is_some_and(|e| e == "json") {
+            let manifest = read_manifest(&path)?;
+            write_manifest(dir, &manifest)?;
+            std::fs::remove_file(&path).map_err(|e| OutputError::io(&path, e))?;
+            converted += 1;
+        }
+    }
+    Ok(converted)
+}
+
+/// The manifests in `dir`, both layouts, sorted; where a stem has both (a conversion cut
+/// short), only the new one.
+fn manifest_files(dir: &Path) -> Result<Vec<PathBuf>, OutputError> {
+    let mut current = std::collections::BTreeSet::new();
+    let mut legacy = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| OutputError::io(dir, e))?.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let Some(stem) = name.strip_prefix('_').and_then(|n| n.strip_suffix(".manifest.parquet")) {
+            current.insert(stem.to_string());
+        } else if let Some(stem) = name.strip_suffix(".manifest.json").filter(|_| !name.starts_with(['.', '_'])) {
+            legacy.push(stem.to_string());
+        }
+    }
+    let mut paths: Vec<PathBuf> = legacy
+        .into_iter()
+        .filter(|stem| !current.contains(stem))
+        .map(|stem| legacy_manifest_path(dir, &stem))
+        .chain(current.iter().map(|stem| manifest_path(dir, stem)))
+        .collect();
+    paths.sort();
+    Ok(paths)
 }
 
 /// What the manifests in an output folder add up to.
@@ -167,17 +251,11 @@ pub struct Summary {
     pub unreadable: Vec<String>,
 }
 
-/// Reads every `*.manifest.json` in `dir` (temporary files are not manifests).
+/// Reads every manifest in `dir` (temporary files are not manifests).
 pub fn summarize(dir: &Path) -> Result<(Summary, Vec<Manifest>), OutputError> {
     let mut summary = Summary::default();
     let mut manifests = Vec::new();
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| OutputError::io(dir, e))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".manifest.json") && !n.starts_with('.')))
-        .collect();
-    paths.sort();
+    let paths = manifest_files(dir)?;
     for path in paths {
         match read_manifest(&path) {
             Ok(m) => {
@@ -191,11 +269,20 @@ pub fn summarize(dir: &Path) -> Result<(Summary, Vec<Manifest>), OutputError> {
     Ok((summary, manifests))
 }
 
-/// Removes shards and temporary files an earlier, interrupted run left for `stem`.
+/// Removes what an earlier run left for `stem` before it is (re)done: its manifest first
+/// (so that a run cut short from here on leaves the input undone, never done with shards
+/// missing), then its shards and temporary files.
 pub fn remove_leftovers(dir: &Path, stem: &str) -> Result<usize, OutputError> {
+    let mut removed = 0;
+    for path in [manifest_path(dir, stem), legacy_manifest_path(dir, stem)] {
+        match std::fs::remove_file(&path) {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(OutputError::io(&path, e)),
+        }
+    }
     let shard_prefix = format!("{stem}.part-");
     let temp_prefix = format!(".{stem}.");
-    let mut removed = 0;
     let entries = std::fs::read_dir(dir).map_err(|e| OutputError::io(dir, e))?;
     for entry in entries.flatten() {
         let name = entry.file_name();

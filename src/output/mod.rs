@@ -10,7 +10,10 @@ mod shards;
 
 use std::path::{Path, PathBuf};
 
-pub use manifest::{Counts, Manifest, StageSeconds, Summary, manifest_path, read_manifest, remove_leftovers, summarize, write_manifest};
+pub use manifest::{
+    Counts, MANIFEST_KEY, Manifest, StageSeconds, Summary, manifest_exists, manifest_path, read_manifest, remove_leftovers, summarize,
+    upgrade_legacy_manifests, write_manifest,
+};
 pub use schema::{Row, parse_warc_date, schema};
 pub use shards::{ShardInfo, ShardWriter};
 
@@ -24,6 +27,8 @@ pub enum OutputError {
     Arrow(#[from] arrow_schema::ArrowError),
     #[error("manifest {path}: {source}")]
     Manifest { path: PathBuf, source: serde_json::Error },
+    #[error("{path} is not a goce-warc manifest (no {MANIFEST_KEY} metadata)")]
+    NotAManifest { path: PathBuf },
 }
 
 impl OutputError {

@@ -28,7 +28,7 @@ use crate::extract::combine::BlockTable;
 use crate::extract::{Extraction, ExtractLimits, Extractor, Genre, PageAnalysis, parse_page};
 use crate::render::{PageRenderer, Picture};
 use crate::output::{
-    Counts, Manifest, OutputError, Row, ShardWriter, StageSeconds, manifest_path, parse_warc_date, remove_leftovers, write_manifest,
+    Counts, Manifest, OutputError, Row, ShardWriter, StageSeconds, manifest_exists, parse_warc_date, remove_leftovers, write_manifest,
 };
 use crate::page::{Decision, PageFilter, ResponseRecord, decode_page, wants_record};
 use crate::warc::{Compression, Next, ReaderLimits, WarcReader};
@@ -127,6 +127,11 @@ pub fn prepare_out_dir(dir: &Path) -> Result<(), PipelineError> {
 
 pub fn run(inputs: &[Input], config: &ProcessConfig, progress: &Progress) -> Result<RunSummary, PipelineError> {
     prepare_out_dir(&config.out_dir)?;
+    let converted = crate::output::upgrade_legacy_manifests(&config.out_dir)
+        .map_err(|source| PipelineError::Output { input: config.out_dir.display().to_string(), source })?;
+    if converted > 0 {
+        tracing::info!(converted, "manifests of the previous layout (NAME.manifest.json) rewritten as _NAME.manifest.parquet");
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .thread_name(|i| format!("goce-worker-{i}"))
@@ -211,7 +216,7 @@ impl PendingBlocks {
 pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::ThreadPool, progress: &Progress) -> InputOutcome {
     let stem = input.stem();
     let out_dir = &config.out_dir;
-    if !config.overwrite && manifest_path(out_dir, &stem).exists() {
+    if !config.overwrite && manifest_exists(out_dir, &stem) {
         return InputOutcome::AlreadyDone;
     }
     let output_error = |source| PipelineError::Output { input: input.display(), source };

@@ -106,6 +106,7 @@ pub fn shard_files(dir: &Path) -> Vec<PathBuf> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('_')))
         .collect();
     files.sort();
     files
@@ -115,9 +116,16 @@ pub fn read_all_rows(dir: &Path) -> Vec<TestRow> {
     shard_files(dir).iter().flat_map(|p| read_shard(p)).collect()
 }
 
+/// The manifest of `stem`, as the JSON it holds.
 pub fn manifest(dir: &Path, stem: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join(format!("{stem}.manifest.json"))).expect("manifest exists");
-    serde_json::from_str(&text).expect("manifest is JSON")
+    let manifest = goce_warc::output::read_manifest(&goce_warc::output::manifest_path(dir, stem)).expect("manifest exists");
+    serde_json::to_value(manifest).expect("manifest is JSON")
+}
+
+/// Every manifest in `dir`, as JSON.
+pub fn manifests(dir: &Path) -> Vec<serde_json::Value> {
+    let (_, manifests) = goce_warc::output::summarize(dir).expect("manifests readable");
+    manifests.into_iter().map(|m| serde_json::to_value(m).expect("manifest is JSON")).collect()
 }
 
 /// Splits a member-per-record gzip file into its members.
