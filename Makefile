@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test model model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-quickstart eval-warcs eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test model model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -47,10 +47,18 @@ model-extract: build  ## Retrain the combiner (the default extractor) on WCXB-de
 model-web2text: build  ## Retrain Web2Text's two CNNs on CleanEval (+ WCXB-dev tuning pages) on this CPU (~1 min); rewrites models/web2text.*
 	$(BIN) train-web2text --cleaneval $(SHARED)/data/cleaneval --wcxb $(SHARED)/data/wcxb-dev --add-wcxb --out models
 
-eval: eval-quickstart eval-warcs eval-prepass eval-extraction eval-classifier eval-web2text eval-render eval-slurm eval-cc  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
+eval: eval-quickstart eval-warcs eval-languages eval-prepass eval-extraction eval-classifier eval-web2text eval-render eval-slurm eval-cc  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
 
 eval-quickstart: build  ## The README's quick start line by line; the output folder opens in pyarrow, polars and DuckDB
 	bash scripts/test_quickstart.sh
+
+eval-languages: eval-warcs  ## Detected against declared language on the rows eval-warcs wrote, plus CleanEval (target/eval/languages.json)
+	$(PYTHON) scripts/eval_languages.py --binary $(BIN) --shared $(SHARED) --min-agreement 0.97
+
+compare-language-detectors: eval-languages  ## whatlang against lingua on the same texts: agreement and texts/s on one core (lingua in target/lang-venv)
+	[ -x target/lang-venv/bin/python ] || python3 -m venv target/lang-venv
+	target/lang-venv/bin/pip install -q lingua-language-detector==2.1.1 pyarrow==26.0.1
+	target/lang-venv/bin/python scripts/compare_language_detectors.py
 
 eval-warcs: build  ## Every real WARC file in ../shared/data/warc, and the 1,678-page WCXB+Scrapinghub WARC
 	$(PYTHON) scripts/eval_warcs.py --binary $(BIN) --shared $(SHARED)

@@ -616,6 +616,12 @@ fn summary(args: SummaryArgs) -> anyhow::Result<ExitCode> {
                 out += &format!("  {name}: {}\n", list(map));
             }
         }
+        if !c.languages.is_empty() {
+            // Most pages first: the head of a crawl's language distribution is what matters.
+            let mut languages: Vec<(&String, &u64)> = c.languages.iter().collect();
+            languages.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            out += &format!("  languages: {}\n", languages.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "));
+        }
         if !expected.is_empty() {
             out += &format!("{} of {} inputs missing\n", missing.len(), expected.len());
             for m in &missing {

@@ -2,8 +2,9 @@
 //!
 //! The modules follow the data flow, one stage each:
 //! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`render`] (pictures) → [`classify`] (genre) → [`extract`] (text) →
-//! [`output`] (Parquet shards and manifests), driven by [`pipeline`].
+//! [`annotate`] (language, digest, words) → [`output`] (Parquet shards and manifests), driven by [`pipeline`].
 
+pub mod annotate;
 pub mod classify;
 pub mod dom;
 pub mod eval;

@@ -185,6 +185,21 @@ impl Dom {
         })
     }
 
+    /// The language the page declares: `<html lang>` (or `xml:lang`), else
+    /// `<meta http-equiv=content-language>`; as written.
+    pub fn declared_language(&self) -> Option<String> {
+        let html = self.html().and_then(|h| self.element(h));
+        let from_html = html.and_then(|e| e.attr("lang").or_else(|| e.attr("xml:lang"))).map(str::trim).filter(|l| !l.is_empty());
+        if let Some(lang) = from_html {
+            return Some(lang.to_string());
+        }
+        self.descendants(DOCUMENT).find_map(|id| {
+            let e = self.element(id).filter(|e| e.is(&local_name!("meta")))?;
+            e.attr("http-equiv").filter(|h| h.eq_ignore_ascii_case("content-language"))?;
+            e.attr("content").map(str::trim).filter(|c| !c.is_empty()).map(str::to_string)
+        })
+    }
+
     /// The document's `<title>` text, whitespace collapsed.
     pub fn title(&self) -> Option<String> {
         let head = self.html().and_then(|h| self.element_children(h).find(|&c| self.element(c).is_some_and(|e| e.is(&local_name!("head")))))?;

@@ -33,6 +33,8 @@ struct State {
     pending: String,
     title: Option<String>,
     in_title: bool,
+    /// `<html lang>`, as written.
+    lang: Option<String>,
     hidden_depth: usize,
     /// lol_html parses `<noscript>` as a browser with scripts on does, as raw text: it
     /// is gathered here and read as HTML of its own when the element ends.
@@ -87,9 +89,12 @@ pub fn all_text(html: &str, limits: &ExtractLimits) -> Result<Extraction, Extrac
     let nested_limits = *limits;
     let mut rewriter = HtmlRewriter::new(
         Settings::new()
-            .append_element_content_handler(element!("*", move |_el| {
+            .append_element_content_handler(element!("*", move |el| {
                     let mut st = s_count.borrow_mut();
                     st.elements += 1;
+                    if st.elements == 1 && el.tag_name() == "html" {
+                        st.lang = el.get_attribute("lang").map(|l| l.trim().to_string()).filter(|l| !l.is_empty());
+                    }
                     if st.elements > max_elements {
                         return Err(Box::new(ExtractError::TooManyElements(max_elements)));
                     }
@@ -214,7 +219,7 @@ pub fn all_text(html: &str, limits: &ExtractLimits) -> Result<Extraction, Extrac
     if text.is_empty() {
         text = tidy_lines(st.description.as_deref().unwrap_or_default(), limits.max_text_bytes);
     }
-    Ok(Extraction { title: st.title.take(), text, genre: None })
+    Ok(Extraction { title: st.title.take(), declared_language: st.lang.take(), text, genre: None })
 }
 
 /// Trims every line, drops empty ones, and cuts the result at `max_bytes` (at a

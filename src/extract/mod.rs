@@ -32,6 +32,8 @@ use view::{PageCounts, View};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Extraction {
     pub title: Option<String>,
+    /// The language the page declares (`<html lang>`), as written.
+    pub declared_language: Option<String>,
     pub text: String,
     /// The genre that chose the algorithm (`goce`, `oracle`), when one did.
     pub genre: Option<Genre>,
@@ -251,7 +253,7 @@ impl Extractor {
             // A script-only page: its own summary is the only text it has.
             text = dom.description().unwrap_or_default();
         }
-        Ok(Extraction { title, text, genre })
+        Ok(Extraction { title, declared_language: dom.declared_language(), text, genre })
     }
 
     /// Whether this extractor can run without a gold genre.

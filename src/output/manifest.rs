@@ -29,6 +29,9 @@ pub struct Counts {
     /// Rows by genre (when the extractor gives one).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub genres: BTreeMap<String, u64>,
+    /// Rows by detected language (`und` where the text is too short to tell).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub languages: BTreeMap<String, u64>,
     /// Rows by page type (when a classifier ran).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub page_types: BTreeMap<String, u64>,
@@ -52,6 +55,7 @@ impl Counts {
             (&mut self.filtered, &other.filtered),
             (&mut self.skipped, &other.skipped),
             (&mut self.genres, &other.genres),
+            (&mut self.languages, &other.languages),
             (&mut self.page_types, &other.page_types),
             (&mut self.rendered, &other.rendered),
             (&mut self.render_notes, &other.render_notes),

@@ -24,6 +24,15 @@ pub struct Row {
     pub genre: Option<String>,
     pub genre_confidence: Option<f32>,
     pub extractor: String,
+    /// Detected from the text (ISO 639-1, else 639-3); None when too short to tell.
+    pub language: Option<String>,
+    pub language_confidence: Option<f32>,
+    /// What the page declares (`<html lang>`, else `Content-Language`), normalised.
+    pub declared_language: Option<String>,
+    /// Words of `text` by Unicode's word boundaries.
+    pub text_words: i32,
+    /// Lower-case hex SHA-256 of `text`.
+    pub text_sha256: String,
     pub text: String,
 }
 
@@ -44,6 +53,11 @@ pub fn schema() -> SchemaRef {
         utf8("genre", true),
         Field::new("genre_confidence", DataType::Float32, true),
         utf8("extractor", false),
+        utf8("language", true),
+        Field::new("language_confidence", DataType::Float32, true),
+        utf8("declared_language", true),
+        Field::new("text_words", DataType::Int32, false),
+        utf8("text_sha256", false),
         utf8("text", false),
     ]))
 }
@@ -64,7 +78,11 @@ pub fn to_batch(rows: &[Row], schema: &SchemaRef) -> Result<RecordBatch, ArrowEr
     let mut status = Int32Builder::with_capacity(n);
     let mut html_bytes = Int64Builder::with_capacity(n);
     let mut confidence = Float32Builder::with_capacity(n);
+    let mut language_confidence = Float32Builder::with_capacity(n);
+    let mut words = Int32Builder::with_capacity(n);
     for row in rows {
+        language_confidence.append_option(row.language_confidence);
+        words.append_value(row.text_words);
         date.append_option(row.warc_date);
         offset.append_option(row.warc_offset);
         status.append_value(row.http_status);
@@ -86,6 +104,11 @@ pub fn to_batch(rows: &[Row], schema: &SchemaRef) -> Result<RecordBatch, ArrowEr
         strings(&|r| r.genre.as_deref()),
         Arc::new(confidence.finish()),
         strings(&|r| Some(&r.extractor)),
+        strings(&|r| r.language.as_deref()),
+        Arc::new(language_confidence.finish()),
+        strings(&|r| r.declared_language.as_deref()),
+        Arc::new(words.finish()),
+        strings(&|r| Some(&r.text_sha256)),
         strings(&|r| Some(&r.text)),
     ];
     RecordBatch::try_new(schema.clone(), columns)

@@ -15,6 +15,8 @@ pub struct HttpHead {
     /// Common Crawl undoes encodings before writing and renames the original headers
     /// to `X-Crawler-*`: these say what the server sent, not what the payload is.
     pub crawler_content_encoding: Option<String>,
+    /// The server's `Content-Language`, as sent.
+    pub content_language: Option<String>,
     /// Length of the head, blank line included.
     pub head_len: usize,
 }
@@ -87,6 +89,8 @@ fn head_from_fields(status: u16, fields: &[httparse::Header<'_>], head_len: usiz
             &mut head.content_encoding
         } else if field.name.eq_ignore_ascii_case("x-crawler-content-encoding") {
             &mut head.crawler_content_encoding
+        } else if field.name.eq_ignore_ascii_case("content-language") {
+            &mut head.content_language
         } else {
             continue;
         };

@@ -33,6 +33,8 @@ pub struct Page {
     pub charset: &'static str,
     /// Payload bytes after transfer and content decoding, before charset decoding.
     pub html_bytes: usize,
+    /// The HTTP `Content-Language` header, as sent.
+    pub content_language: Option<String>,
     /// Set when the crawler cut the payload (`WARC-Truncated`).
     pub truncated: Option<String>,
     pub html: String,
@@ -191,6 +193,7 @@ fn try_decode(record: ResponseRecord, filter: &PageFilter) -> Result<Page, Outco
         content_type: content_type.unwrap_or_default(),
         charset: decoded.encoding.name(),
         html_bytes: payload.len(),
+        content_language: head.content_language,
         truncated: header.truncated,
         html: decoded.text,
     })

@@ -209,7 +209,7 @@ impl PendingBlocks {
         }
         let text = crate::extract::combine::shared_model(None).map(|m| m.text_of(&self.table)).unwrap_or_default();
         let text = if text.is_empty() { self.description.unwrap_or_default() } else { text };
-        Extraction { title: None, text, genre: None }.truncated(max_bytes).text
+        Extraction { title: None, declared_language: None, text, genre: None }.truncated(max_bytes).text
     }
 }
 
@@ -257,6 +257,7 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
         let counts = &mut counts;
         let writer = &mut writer;
         let (read_position, records_read) = (&read_position, &records_read);
+        let workers_cpu = &workers_cpu;
         let writer_thread = scope.spawn(move || -> Result<(f64, f64, f64), OutputError> {
             let (mut classify_time, mut write_time, mut write_cpu) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
             let mut finished: BTreeMap<usize, Vec<Processed>> = BTreeMap::new();
@@ -267,7 +268,15 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
                     next += 1;
                     let started = Instant::now();
                     if let Some(classifier) = &config.classifier {
-                        classify_pending(classifier, config, &mut processed, counts);
+                        let predictions = classify_pending(classifier, config, &processed, counts);
+                        // The text these decide (the combiner's trees) is the workers' job.
+                        pool.install(|| {
+                            processed.par_iter_mut().zip(predictions.par_iter()).for_each(|(p, prediction)| {
+                                let cpu = thread_cpu_time();
+                                finish_pending(p, prediction.as_ref(), config);
+                                workers_cpu.fetch_add(nanos(thread_cpu_time().saturating_sub(cpu)), Ordering::Relaxed);
+                            });
+                        });
                     }
                     let classified = Instant::now();
                     classify_time += classified - started;
@@ -283,7 +292,6 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
         });
 
         let (mut reader_wait, mut full_wait) = (Duration::ZERO, Duration::ZERO);
-        let workers_cpu = &workers_cpu;
         pool.in_place_scope(|tasks| {
             for index in 0.. {
                 let waited = Instant::now();
@@ -481,7 +489,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                             let table = BlockTable::of(&page_analysis);
                             let title = dom.title();
                             blocks = Some(Box::new(PendingBlocks { table, description: dom.description() }));
-                            (Extraction { title, text: String::new(), genre: None }, None)
+                            (Extraction { title, declared_language: dom.declared_language(), text: String::new(), genre: None }, None)
                         }
                         Err(e) => return skipped(crate::extract::ExtractError::Model(e.to_string())),
                     }
@@ -516,11 +524,16 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         genre: extraction.genre.map(|g| g.name().to_string()),
         genre_confidence: None,
         extractor: config.extractor.name().to_string(),
+        declared_language: crate::annotate::declared_language(extraction.declared_language.as_deref(), page.content_language.as_deref()),
         text: extraction.text,
         url: page.url,
+        ..Row::default()
     };
     if let Some(p) = &prediction {
         set_prediction(&mut row, p);
+    }
+    if pending.is_none() {
+        annotate(&mut row);
     }
     Processed::Row(Box::new(row), render_note, pending)
 }
@@ -534,6 +547,8 @@ fn write_batch(processed: Vec<Processed>, counts: &mut Counts, writer: &mut Shar
                 if let Some(genre) = &row.genre {
                     *counts.genres.entry(genre.clone()).or_default() += 1;
                 }
+                let language = row.language.as_deref().unwrap_or("und");
+                *counts.languages.entry(language.to_string()).or_default() += 1;
                 if let Some(page_type) = &row.page_type {
                     *counts.page_types.entry(page_type.clone()).or_default() += 1;
                 }
@@ -552,6 +567,15 @@ fn write_batch(processed: Vec<Processed>, counts: &mut Counts, writer: &mut Shar
     Ok(())
 }
 
+/// The columns computed from the final text.
+fn annotate(row: &mut Row) {
+    let facts = crate::annotate::TextFacts::of(&row.text);
+    row.language = facts.language;
+    row.language_confidence = facts.language_confidence;
+    row.text_words = facts.words;
+    row.text_sha256 = facts.sha256;
+}
+
 fn set_prediction(row: &mut Row, prediction: &Prediction) {
     row.page_type = Some(prediction.page_type.name().to_string());
     row.genre = Some(prediction.genre.name().to_string());
@@ -560,7 +584,10 @@ fn set_prediction(row: &mut Row, prediction: &Prediction) {
 
 /// Runs the classifier over the pages of a processed batch that wait for it,
 /// `batch_size` pictures per forward pass, and completes their rows in place.
-fn classify_pending(classifier: &Classifier, config: &ProcessConfig, processed: &mut [Processed], counts: &mut Counts) {
+/// The classifier's predictions for the rows still waiting for one, by position in
+/// `processed` (None where no row waits, or where classification failed).
+fn classify_pending(classifier: &Classifier, config: &ProcessConfig, processed: &[Processed], counts: &mut Counts) -> Vec<Option<Prediction>> {
+    let mut by_position: Vec<Option<Prediction>> = vec![None; processed.len()];
     let waiting: Vec<usize> = processed.iter().enumerate().filter(|(_, p)| matches!(p, Processed::Row(_, _, Some(_)))).map(|(i, _)| i).collect();
     for chunk in waiting.chunks(config.batch_size.max(1)) {
         let predictions = {
@@ -577,34 +604,40 @@ fn classify_pending(classifier: &Classifier, config: &ProcessConfig, processed: 
                 classifier.classify(&inputs)
             }
         };
-        let predictions = match predictions {
-            Ok(p) if p.len() == chunk.len() => p,
+        match predictions {
+            Ok(p) if p.len() == chunk.len() => {
+                for (&i, prediction) in chunk.iter().zip(p) {
+                    by_position[i] = Some(prediction);
+                }
+            }
             Ok(_) | Err(_) => {
                 if let Err(e) = &predictions {
                     tracing::error!("classification failed for {} pages (their rows keep the article text): {e}", chunk.len());
                 }
                 *counts.render_notes.entry("classify_failed".to_string()).or_default() += chunk.len() as u64;
-                Vec::new()
-            }
-        };
-        for (k, &i) in chunk.iter().enumerate() {
-            if let Processed::Row(row, _, pending) = &mut processed[i]
-                && let Some(p) = pending.take()
-            {
-                let prediction = predictions.get(k);
-                if let Some(blocks) = p.blocks {
-                    row.text = blocks.text(prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
-                }
-                let Some(prediction) = prediction else { continue };
-                set_prediction(row, prediction);
-                if let Some(candidates) = p.candidates {
-                    let [article, list_view] = *candidates;
-                    let chosen = if prediction.genre == Genre::ListView { list_view } else { article };
-                    row.text = chosen.text;
-                }
             }
         }
     }
+    by_position
+}
+
+/// Completes a row that waited for its page's prediction: the genre columns, the text
+/// the prediction decides, and the columns computed from that text.
+fn finish_pending(processed: &mut Processed, prediction: Option<&Prediction>, config: &ProcessConfig) {
+    let Processed::Row(row, _, pending) = processed else { return };
+    let Some(p) = pending.take() else { return };
+    if let Some(blocks) = p.blocks {
+        row.text = blocks.text(prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
+    }
+    if let Some(prediction) = prediction {
+        set_prediction(row, prediction);
+        if let Some(candidates) = p.candidates {
+            let [article, list_view] = *candidates;
+            let chosen = if prediction.genre == Genre::ListView { list_view } else { article };
+            row.text = chosen.text;
+        }
+    }
+    annotate(row);
 }
 
 fn render_page(renderer: &PageRenderer, html: &str, dom: &crate::dom::Dom, pictures: Option<&Path>, warc_file: &str, offset: Option<u64>) -> (RenderNote, Option<Picture>) {

@@ -60,6 +60,11 @@ pub struct TestRow {
     pub warc_offset: Option<i64>,
     pub warc_record_id: Option<String>,
     pub warc_file: String,
+    pub language: Option<String>,
+    pub language_confidence: Option<f32>,
+    pub declared_language: Option<String>,
+    pub text_words: i32,
+    pub text_sha256: String,
 }
 
 pub fn read_shard(path: &Path) -> Vec<TestRow> {
@@ -76,6 +81,9 @@ pub fn read_shard(path: &Path) -> Vec<TestRow> {
             strings("genre"), strings("warc_record_id"), strings("warc_file"),
         );
         let page_type = strings("page_type");
+        let (language, declared, sha) = (strings("language"), strings("declared_language"), strings("text_sha256"));
+        let language_confidence = batch.column_by_name("language_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("language_confidence");
+        let words = batch.column_by_name("text_words").and_then(|c| c.as_any().downcast_ref::<Int32Array>()).cloned().expect("text_words");
         let confidence = batch.column_by_name("genre_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("genre_confidence");
         let status = batch.column_by_name("http_status").and_then(|c| c.as_any().downcast_ref::<Int32Array>()).cloned().expect("status");
         let offset = batch.column_by_name("warc_offset").and_then(|c| c.as_any().downcast_ref::<Int64Array>()).cloned().expect("offset");
@@ -94,6 +102,11 @@ pub fn read_shard(path: &Path) -> Vec<TestRow> {
                 warc_offset: (!offset.is_null(i)).then(|| offset.value(i)),
                 warc_record_id: opt(&id, i),
                 warc_file: file.value(i).to_string(),
+                language: opt(&language, i),
+                language_confidence: (!language_confidence.is_null(i)).then(|| language_confidence.value(i)),
+                declared_language: opt(&declared, i),
+                text_words: words.value(i),
+                text_sha256: sha.value(i).to_string(),
             });
         }
     }

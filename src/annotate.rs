@@ -1,0 +1,178 @@
+//! Stage after extraction: what corpus builders filter on first, computed from the final
+//! text of a page: its language (detected, and as the page declares it), a digest for
+//! exact-duplicate removal, and its word count.
+
+use sha2::{Digest, Sha256};
+use unicode_segmentation::UnicodeSegmentation;
+use whatlang::Detector;
+
+/// The detector reads at most this many bytes of the text (cut at a character
+/// boundary): past a few paragraphs the answer no longer changes, and the cost per page
+/// stays bounded on book-length pages.
+pub const LANGUAGE_SAMPLE_BYTES: usize = 4096;
+/// Below this many letters the language is not guessed (the column is null).
+pub const MIN_LANGUAGE_LETTERS: usize = 20;
+
+/// The text-derived columns of one row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextFacts {
+    /// ISO 639-1 code where the language has one, ISO 639-3 otherwise.
+    pub language: Option<String>,
+    /// The detector's confidence in `language`, 0 to 1.
+    pub language_confidence: Option<f32>,
+    /// Lower-case hex SHA-256 of the text's UTF-8 bytes.
+    pub sha256: String,
+    /// Words by Unicode's word boundaries (UAX #29): punctuation is no word, and each
+    /// Chinese or Japanese ideograph counts as one, so scripts written without spaces
+    /// are not counted as a handful of "words".
+    pub words: i32,
+}
+
+impl TextFacts {
+    pub fn of(text: &str) -> Self {
+        let (language, language_confidence) = match detect_language(text) {
+            Some((code, confidence)) => (Some(code), Some(confidence)),
+            None => (None, None),
+        };
+        Self {
+            language,
+            language_confidence,
+            sha256: hex_sha256(text),
+            words: i32::try_from(text.unicode_words().count()).unwrap_or(i32::MAX),
+        }
+    }
+}
+
+/// The language of `text` and the detector's confidence, or None when the text is too
+/// short (or too mixed) to tell.
+pub fn detect_language(text: &str) -> Option<(String, f32)> {
+    let sample = &text[..floor_char_boundary(text, LANGUAGE_SAMPLE_BYTES)];
+    if sample.chars().filter(|c| c.is_alphabetic()).take(MIN_LANGUAGE_LETTERS).count() < MIN_LANGUAGE_LETTERS {
+        return None;
+    }
+    let info = detector().detect(sample)?;
+    Some((iso_639_1_or_3(info.lang().code()), info.confidence() as f32))
+}
+
+fn detector() -> &'static Detector {
+    static DETECTOR: std::sync::OnceLock<Detector> = std::sync::OnceLock::new();
+    DETECTOR.get_or_init(Detector::new)
+}
+
+/// The two-letter code of a three-letter one where ISO 639-1 has it. whatlang names
+/// Mandarin (`cmn`) and Iranian Persian (`pes`), individual languages inside the
+/// macrolanguages that 639-1 codes as `zh` and `fa`.
+fn iso_639_1_or_3(code: &str) -> String {
+    match code {
+        "cmn" => "zh".to_string(),
+        "pes" => "fa".to_string(),
+        _ => isolang::Language::from_639_3(code).and_then(|l| l.to_639_1()).unwrap_or(code).to_string(),
+    }
+}
+
+/// A declared language (`<html lang>`, `Content-Language`) as a code comparable with
+/// the detected one: the primary subtag of the first tag, lower-cased, in ISO 639-1
+/// where it has a code; None when it is not a known language code.
+pub fn normalize_declared(tag: &str) -> Option<String> {
+    let first = tag.split([',', ';', ' ']).map(str::trim).find(|t| !t.is_empty())?;
+    let primary = first.split(['-', '_']).next()?.to_ascii_lowercase();
+    // Codes withdrawn from ISO 639-1 that pages still declare.
+    let primary = match primary.as_str() {
+        "iw" => "he".to_string(),
+        "in" => "id".to_string(),
+        "ji" => "yi".to_string(),
+        "jw" => "jv".to_string(),
+        _ => primary,
+    };
+    match primary.len() {
+        2 => isolang::Language::from_639_1(&primary).map(|_| primary),
+        3 => isolang::Language::from_639_3(&primary).map(|l| l.to_639_1().map_or(primary.clone(), str::to_string)),
+        _ => None,
+    }
+}
+
+/// The page's declared language: `<html lang>` first (the author's), then the server's
+/// `Content-Language`.
+pub fn declared_language(html_lang: Option<&str>, content_language: Option<&str>) -> Option<String> {
+    html_lang.and_then(normalize_declared).or_else(|| content_language.and_then(normalize_declared))
+}
+
+fn hex_sha256(text: &str) -> String {
+    use std::fmt::Write;
+    let digest = Sha256::digest(text.as_bytes());
+    let mut out = String::with_capacity(64);
+    for b in digest.iter() {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// The largest character boundary at or below `at`.
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_of_four_scripts_are_detected() {
+        let cases = [
+            ("en", "The committee met on Tuesday to discuss the new budget for the city's public libraries and parks."),
+            ("ru", "Комитет собрался во вторник, чтобы обсудить новый бюджет городских библиотек и парков."),
+            ("zh", "委员会星期二开会讨论了城市公共图书馆和公园的新预算，并决定增加开放时间。"),
+            ("ar", "اجتمعت اللجنة يوم الثلاثاء لمناقشة الميزانية الجديدة للمكتبات العامة والحدائق في المدينة."),
+            ("de", "Der Ausschuss traf sich am Dienstag, um den neuen Haushalt der städtischen Bibliotheken zu beraten."),
+        ];
+        for (code, text) in cases {
+            let facts = TextFacts::of(text);
+            assert_eq!(facts.language.as_deref(), Some(code), "{text}");
+            assert!(facts.language_confidence.is_some_and(|c| (0.0..=1.0).contains(&c)));
+        }
+    }
+
+    #[test]
+    fn too_little_text_has_no_language() {
+        assert_eq!(TextFacts::of("Home | Login").language, None);
+        assert_eq!(TextFacts::of("").language_confidence, None);
+        assert_eq!(TextFacts::of("12 345 678 90 12 345 678 90 12 345").language, None);
+    }
+
+    #[test]
+    fn digest_and_words() {
+        let facts = TextFacts::of("two words");
+        assert_eq!(facts.words, 2);
+        assert_eq!(TextFacts::of("Hello, world! — it's 2024.").words, 4);
+        assert_eq!(TextFacts::of("市图书馆重新开放").words, 8);
+        assert_eq!(facts.sha256.len(), 64);
+        assert_eq!(TextFacts::of("").sha256, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        assert_ne!(TextFacts::of("two words").sha256, TextFacts::of("two  words").sha256);
+    }
+
+    #[test]
+    fn a_long_text_is_sampled_at_a_character_boundary() {
+        let text = "é".repeat(LANGUAGE_SAMPLE_BYTES);
+        assert!(text.is_char_boundary(floor_char_boundary(&text, LANGUAGE_SAMPLE_BYTES + 1)));
+        assert_eq!(floor_char_boundary("abc", 10), 3);
+        let _ = TextFacts::of(&text);
+    }
+
+    #[test]
+    fn declared_tags_are_normalised() {
+        assert_eq!(normalize_declared("en-US").as_deref(), Some("en"));
+        assert_eq!(normalize_declared(" zh_Hans ").as_deref(), Some("zh"));
+        assert_eq!(normalize_declared("de, en;q=0.5").as_deref(), Some("de"));
+        assert_eq!(normalize_declared("iw").as_deref(), Some("he"));
+        assert_eq!(normalize_declared("deu").as_deref(), Some("de"));
+        assert_eq!(normalize_declared("an").as_deref(), Some("an"));
+        assert_eq!(normalize_declared("xx").as_deref(), None);
+        assert_eq!(normalize_declared("").as_deref(), None);
+        assert_eq!(normalize_declared("{{lang}}").as_deref(), None);
+        assert_eq!(declared_language(Some("bogus"), Some("fr-FR")).as_deref(), Some("fr"));
+        assert_eq!(declared_language(Some("nl"), Some("fr")).as_deref(), Some("nl"));
+    }
+}
