@@ -780,7 +780,7 @@ fn render(args: RenderArgs) -> anyhow::Result<ExitCode> {
         });
         for (page, outcome) in chunk.iter().zip(outcomes) {
             match outcome {
-                Ok(report) if args.json => println!("{report}"),
+                Ok(report) if args.json => print_stdout(&report.to_string())?,
                 Ok(_) => {}
                 Err(e) => {
                     failed += 1;
@@ -841,9 +841,9 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     for (extractor, subset, floor) in floors {
         let got = report.means.get("held-out").and_then(|s| s.get(&subset)).and_then(|e| e.get(extractor.name())).map(|m| m.word_f1);
         match got {
-            Some(f1) if f1 >= floor => println!("floor ok: {} {subset} held-out word F1 {f1:.3} >= {floor}", extractor.name()),
+            Some(f1) if f1 >= floor => print_stdout(&format!("floor ok: {} {subset} held-out word F1 {f1:.3} >= {floor}", extractor.name()))?,
             Some(f1) => {
-                println!("FLOOR MISSED: {} {subset} held-out word F1 {f1:.3} < {floor}", extractor.name());
+                print_stdout(&format!("FLOOR MISSED: {} {subset} held-out word F1 {f1:.3} < {floor}", extractor.name()))?;
                 failed = true;
             }
             None => anyhow::bail!("--require {}:{subset}: no such extractor or subset in this run", extractor.name()),

@@ -110,6 +110,22 @@ fn processes_mentioning(marker: &str) -> usize {
         .count()
 }
 
+/// Processes, zombies included, of session `sid`: a run started with `setsid` and its
+/// browsers (which start new process groups, not sessions).
+fn processes_in_session(sid: u32) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().chars().all(|c| c.is_ascii_digit()))
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            // pid (comm) state ppid pgrp session ...
+            let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or_default().split_whitespace().collect();
+            fields.get(3).and_then(|s| s.parse::<u32>().ok()) == Some(sid)
+        })
+        .collect()
+}
+
 fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     let started = Instant::now();
     while started.elapsed() < limit {
@@ -123,9 +139,19 @@ fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 
 /// `render --renderer chrome` over the fixtures, `repeat` times, with its temporary folder
 /// (where the browser profiles go) set to `tmp`.
+/// In a session of its own (`setsid` execs it, so the session id is the child's pid).
 fn chrome_render(tmp: &Path, out: &Path, repeat: usize) -> Child {
     let pages: Vec<PathBuf> = std::iter::repeat_n(fixture_pages(), repeat).flatten().collect();
-    bin()
+    let goce_warc = bin();
+    let mut setsid = std::process::Command::new("setsid");
+    for (var, value) in goce_warc.get_envs() {
+        match value {
+            Some(v) => setsid.env(var, v),
+            None => setsid.env_remove(var),
+        };
+    }
+    setsid
+        .arg(goce_warc.get_program())
         .args(["render", "--renderer", "chrome", "-o"])
         .arg(out)
         .args(&pages)
@@ -145,21 +171,29 @@ fn chromium_draws_the_picture_and_leaves_no_process_behind() {
     let marker = tmp.to_string_lossy().into_owned();
     let pictures = dir.path().join("pictures");
 
-    // A normal run.
-    let output = chrome_render(&tmp, &pictures, 1).wait_with_output().expect("runs");
+    // A normal run: the moment it has returned, none of its processes is left, not even
+    // a zombie waiting for init.
+    let child = chrome_render(&tmp, &pictures, 1);
+    let session = child.id();
+    let output = child.wait_with_output().expect("runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(processes_in_session(session), Vec::<String>::new(), "left after a normal run");
     assert_eq!(png_size(&pictures.join("list-product-grid.png")).0, 224);
-    assert!(wait_until(Duration::from_secs(10), || processes_mentioning(&marker) == 0), "Chromium left after a normal run: {}", processes_mentioning(&marker));
 
-    // Killed midway, by SIGTERM (the handler kills the browsers) and by SIGKILL (the browser
-    // sees its DevTools pipe close and exits).
+    // Killed midway, by SIGTERM (the handler kills and reaps the browsers: nothing is left
+    // once it has returned) and by SIGKILL (the browser sees its DevTools pipe close and
+    // exits by itself, soon after).
     for signal in ["-TERM", "-KILL"] {
         let mut child = chrome_render(&tmp, &pictures, 50);
         assert!(wait_until(Duration::from_secs(30), || processes_mentioning(&marker) > 0), "Chromium never started");
         let killed = std::process::Command::new("kill").arg(signal).arg(child.id().to_string()).status().expect("kill runs");
         assert!(killed.success());
+        let session = child.id();
         let status = child.wait().expect("reaped");
         assert!(!status.success(), "{signal}: the run was meant to be cut short");
+        if signal == "-TERM" {
+            assert_eq!(processes_in_session(session), Vec::<String>::new(), "left after SIGTERM");
+        }
         assert!(wait_until(Duration::from_secs(15), || processes_mentioning(&marker) == 0), "{signal}: {} Chromium processes left", processes_mentioning(&marker));
     }
 }
@@ -178,4 +212,28 @@ fn auto_asks_chromium_only_for_a_nearly_empty_picture() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json")["renderer"].as_str().unwrap_or_default().to_string())
         .collect();
     assert_eq!(renderers, vec!["chrome".to_string(), "lite".to_string()]);
+}
+
+#[test]
+fn render_reports_into_a_closed_pipe_end_quietly() {
+    // `goce-warc render --json ... | head -1`: the reader goes away after one line.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pages: Vec<PathBuf> = std::iter::repeat_n(fixture_pages(), 20).flatten().collect();
+    let mut child = bin()
+        .args(["render", "--renderer", "lite", "--json", "-o"])
+        .arg(dir.path())
+        .args(&pages)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).expect("one report");
+    drop(stdout);
+    let output = child.wait_with_output().expect("ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(first.starts_with('{'), "{first}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(output.status.success(), "{stderr}");
 }

@@ -1,6 +1,6 @@
 //! The two GOCE genres, and a guess at them from HTML structure alone, which `goce`
-//! uses until the image classifier lands: a page is list-view when Algorithm 2 finds a
-//! repeated element that holds much of the page's text in short items.
+//! uses when no classifier runs (`--classifier none`): a page is list-view when
+//! Algorithm 2 finds a repeated element that holds much of the page's text in short items.
 
 use super::ListAnalysis;
 

@@ -5,7 +5,8 @@
 //! (chromiumoxide alone takes ~5 minutes of the CI build), and Chromium exits by itself when
 //! the pipe closes, so even a `kill -9` of goce-warc leaves no browser behind. Each browser
 //! runs in its own process group, killed on drop (normal exit and panic unwinding) and, through
-//! [`install_signal_handler`], on SIGINT, SIGTERM and SIGHUP. Scripts are off and every host
+//! [`install_signal_handler`], on SIGINT, SIGTERM and SIGHUP; every process of the group is
+//! reaped before goce-warc goes on or exits. Scripts are off and every host
 //! resolves to nothing: no page can reach the network.
 
 use std::io::{BufRead, BufReader, Write};
@@ -88,6 +89,35 @@ fn kill_group(pgid: i32) {
     }
 }
 
+/// How long to wait for a killed browser's processes to be gone.
+const REAP_LIMIT: Duration = Duration::from_secs(5);
+
+/// Reaps every process of the group (goce-warc is their subreaper, see
+/// [`become_subreaper`]), so that none is left, not even as a zombie for init to collect,
+/// when goce-warc returns: a job step that ends right after finds nothing of ours.
+fn reap_group(pgid: i32) {
+    let Some(pid) = rustix::process::Pid::from_raw(pgid) else { return };
+    let started = Instant::now();
+    loop {
+        match rustix::process::waitpgid(pid, rustix::process::WaitOptions::NOHANG) {
+            Ok(Some(_)) => {}
+            Ok(None) if started.elapsed() < REAP_LIMIT => std::thread::sleep(Duration::from_millis(2)),
+            // No child of ours left in the group (ECHILD), or out of patience.
+            Ok(None) | Err(_) => return,
+        }
+    }
+}
+
+/// Makes goce-warc the reaper of its orphaned descendants: a browser's helper processes,
+/// whose parent dies first when the group is killed, come to us instead of init, and
+/// [`reap_group`] can wait for them.
+fn become_subreaper() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    });
+}
+
 /// On SIGINT, SIGTERM or SIGHUP: kill every browser, then exit as the signal would have.
 pub fn install_signal_handler() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
@@ -96,9 +126,14 @@ pub fn install_signal_handler() {
         let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
         let spawned = std::thread::Builder::new().name("chrome-reaper".into()).spawn(move || {
             if let Some(signal) = signals.forever().next() {
-                let groups = LIVE_GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
-                for pgid in groups {
+                // Held until exit: a browser being launched now either is in the list
+                // already or never starts.
+                let groups = LIVE_GROUPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                for &pgid in groups.iter() {
                     kill_group(pgid);
+                }
+                for &pgid in groups.iter() {
+                    reap_group(pgid);
                 }
                 std::process::exit(128 + signal);
             }
@@ -122,6 +157,7 @@ pub struct Browser {
 impl Browser {
     pub fn launch(binary: &Path, viewport_width: f32, timeout: Duration) -> Result<Self, ChromeError> {
         install_signal_handler();
+        become_subreaper();
         let launch_err = |e: std::io::Error| ChromeError::Launch(e.to_string());
         let profile = tempfile::Builder::new().prefix("goce-warc-chromium-").tempdir().map_err(launch_err)?;
         let (chrome_in, to_chrome) = std::io::pipe().map_err(launch_err)?;
@@ -139,13 +175,14 @@ impl Browser {
         command
             .fd_mappings(vec![FdMapping { parent_fd: chrome_in.into(), child_fd: 3 }, FdMapping { parent_fd: chrome_out.into(), child_fd: 4 }])
             .map_err(|e| ChromeError::Launch(e.to_string()))?;
+        // Started and listed under the lock, so the signal handler never misses a browser.
+        let mut groups = LIVE_GROUPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let child = command.spawn().map_err(launch_err)?;
+        let pgid = child.id() as i32;
+        groups.push(pgid);
+        drop(groups);
         // The child's ends live in `command`: drop them so a dead browser reads as EOF.
         drop(command);
-        let pgid = child.id() as i32;
-        if let Ok(mut groups) = LIVE_GROUPS.lock() {
-            groups.push(pgid);
-        }
         let (tx, rx) = crossbeam_channel::unbounded();
         let reader = std::thread::Builder::new().name("chrome-pipe".into()).spawn(move || {
             let mut reader = BufReader::new(from_chrome);
@@ -249,6 +286,7 @@ impl Drop for Browser {
     fn drop(&mut self) {
         kill_group(self.pgid);
         let _ = self.child.wait();
+        reap_group(self.pgid);
         if let Ok(mut groups) = LIVE_GROUPS.lock() {
             groups.retain(|&g| g != self.pgid);
         }
