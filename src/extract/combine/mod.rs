@@ -123,7 +123,8 @@ impl CombinerModel {
 
     /// Each block's probability of being content.
     pub fn probabilities(&self, table: &BlockTable) -> Vec<f64> {
-        (0..table.len()).map(|i| sigmoid(self.flat.predict(table.row(i)))).collect()
+        let rows: Vec<&[f32]> = (0..table.len()).map(|i| table.row(i)).collect();
+        self.flat.predict_rows(&rows).into_iter().map(sigmoid).collect()
     }
 
     /// The content blocks of a page.

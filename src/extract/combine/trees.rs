@@ -69,6 +69,20 @@ impl FlatTrees {
         Some(Self { base_score: booster.base_score, nodes, trees })
     }
 
+    /// The raw predictions for many rows, tree by tree: one tree's nodes stay in the
+    /// nearest cache while every row goes through it. Each row's sum takes the trees in
+    /// the same order as [`Self::predict`], so the values are the same.
+    pub fn predict_rows<'a>(&self, rows: &[&'a [f32]]) -> Vec<f64> {
+        let mut sums = vec![self.base_score; rows.len()];
+        for &(start, count) in &self.trees {
+            let tree = &self.nodes[start as usize..(start + count) as usize];
+            for (sum, row) in sums.iter_mut().zip(rows) {
+                *sum += f64::from(walk(tree, start, row));
+            }
+        }
+        sums
+    }
+
     /// The raw prediction (log-odds under log loss) for one row of `features` values.
     pub fn predict(&self, row: &[f32]) -> f64 {
         let mut sum = self.base_score;
@@ -100,6 +114,31 @@ impl FlatTrees {
     }
 }
 
+/// The leaf value `row` reaches in one tree (`tree`, whose first node is `start` in the
+/// whole array); 0 when a damaged model cycles (each node is visited at most once).
+#[inline]
+fn walk(tree: &[FlatNode], start: u32, row: &[f32]) -> f32 {
+    let mut i = 0usize;
+    for _ in 0..tree.len() {
+        let Some(node) = tree.get(i) else { return 0.0 };
+        match node.leaf_value_or_missing {
+            FlatPayload::Leaf(value) => return value,
+            FlatPayload::Missing(missing) => {
+                let value = f64::from(row.get(node.feature as usize).copied().unwrap_or(f32::NAN));
+                let next = if value.is_nan() {
+                    missing
+                } else if value < node.split_value {
+                    node.left
+                } else {
+                    node.right
+                };
+                i = next.wrapping_sub(start) as usize;
+            }
+        }
+    }
+    0.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +162,9 @@ mod tests {
         for (r, want) in expected.iter().enumerate() {
             assert_eq!(flat.predict(&data[r * 4..r * 4 + 4]).to_bits(), want.to_bits(), "row {r}");
         }
+        let all: Vec<&[f32]> = data.chunks(4).collect();
+        let tree_by_tree = flat.predict_rows(&all);
+        assert_eq!(tree_by_tree.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
         assert!(FlatTrees::of(&booster, 1).is_none(), "a split on a feature the rows lack is refused");
     }
 }
