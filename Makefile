@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test model model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test lint model model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -22,6 +22,10 @@ build:  ## Release build of the binary
 
 test:  ## All unit and integration tests (over the project's own fixtures)
 	$(CARGO) test --release --locked
+
+lint:  ## rustfmt check and clippy over every target with warnings as errors (unwrap denied in the library, allowed in tests)
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --locked --all-targets -- -D warnings
 
 # The pages whose pictures and model outputs are recorded in models/check for the regression test.
 CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))

@@ -2,6 +2,7 @@
 //! shipped batch size, with 1 and 2 LibTorch threads; on CUDA too when
 //! `GOCE_BENCH_CUDA=1` and a GPU is there, at batch 64, 128 and 256), and the HTML features
 //! that both classifiers read. Pictures are the lite renderer's, of held-out WCXB-dev pages.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -11,8 +12,8 @@ mod common;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use goce_warc::classify::words::WordBag;
 use goce_warc::classify::{CPU_BATCH, Classifier, ClassifierKind, DeviceChoice, Features, NetInput, find_models_dir};
-use goce_warc::extract::PageAnalysis;
 use goce_warc::dom::{Dom, DomLimits};
+use goce_warc::extract::PageAnalysis;
 use goce_warc::render::{Picture, RenderOptions, render_lite};
 
 fn classify(c: &mut Criterion) {
@@ -20,7 +21,8 @@ fn classify(c: &mut Criterion) {
     if pages.is_empty() {
         return;
     }
-    let doms: Vec<Dom> = pages.iter().map(|p| Dom::parse_with_styles(p, DomLimits { max_elements: 200_000, deadline: None }).unwrap_or_else(|_| Dom::empty())).collect();
+    let doms: Vec<Dom> =
+        pages.iter().map(|p| Dom::parse_with_styles(p, DomLimits { max_elements: 200_000, deadline: None }).unwrap_or_else(|_| Dom::empty())).collect();
     let pictures: Vec<Picture> = doms.iter().map(|d| render_lite(d, &RenderOptions::default()).picture).collect();
     let features: Vec<Features> = doms.iter().map(|d| Features::of(d, "")).collect();
     let models = find_models_dir(None).expect("models/");

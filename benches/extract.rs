@@ -2,6 +2,7 @@
 //! held-out part, from `GOCE_BENCH_PAGES`, default `../shared/data/wcxb-dev`).
 //! Reported as pages per second; HTML parsing is also timed on its own. `web2text`
 //! and `combined` load the shipped models from `models/`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -11,7 +12,6 @@ mod common;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use goce_warc::dom::{Dom, DomLimits, FOR_EXTRACTION, FOR_WEB2TEXT, Prepass};
 use goce_warc::extract::{ExtractLimits, Extractor};
-
 
 fn extract(c: &mut Criterion) {
     let pages = common::held_out_pages("extract");
@@ -35,7 +35,15 @@ fn extract(c: &mut Criterion) {
     // The same parse after the earlier pre-pass, which emptied scripts and styles but kept
     // every attribute, comment and blank: the A/B of the other cuts, on the same machine in
     // the same run.
-    let scripts_and_styles_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], keep_only: &[], empty_comments: false, collapse_blank_runs: false, ..FOR_EXTRACTION };
+    let scripts_and_styles_only = Prepass {
+        drop_attrs: &[],
+        drop_attr_prefixes: &[],
+        drop_unselected_prefixes: &[],
+        keep_only: &[],
+        empty_comments: false,
+        collapse_blank_runs: false,
+        ..FOR_EXTRACTION
+    };
     group.bench_function("html5ever parse only, scripts and styles emptied only", |b| {
         b.iter(|| {
             for page in &pages {

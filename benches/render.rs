@@ -2,6 +2,7 @@
 //! `GOCE_BENCH_PAGES`, default `../shared/data/wcxb-dev`): style + layout + paint on a parsed
 //! DOM, with HTML parsing (keeping `<style>`) timed on its own. Before criterion runs, one
 //! timed pass prints the per-page median and 90th percentile.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -3,6 +3,7 @@
 //!
 //! Throughput is in *uncompressed* WARC bytes. The file comes from `GOCE_BENCH_WARC`
 //! (default `target/data/bench.warc.gz`, which `make bench-data` builds).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 use std::fs::File;
 use std::hint::black_box;

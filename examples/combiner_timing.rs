@@ -1,5 +1,6 @@
 //! Where the combiner's time goes, per phase, over WCXB pages on one thread:
 //! `cargo run --release --example combiner_timing -- ../shared/data/wcxb-dev`
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 use std::time::{Duration, Instant};
 
 use goce_warc::dom::{Dom, DomLimits, FOR_WEB2TEXT};

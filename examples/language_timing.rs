@@ -4,6 +4,7 @@
 //! the rate on standard error.
 //!
 //!     cargo run --release --example language_timing < target/eval/language-texts.jsonl
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 use std::io::{BufRead, Write};
 use std::time::Instant;

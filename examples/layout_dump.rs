@@ -1,4 +1,5 @@
 //! Prints the lite renderer's boxes for a page: `cargo run --release --example layout_dump PAGE.html [MAX_DEPTH]`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 use goce_warc::dom::Dom;
 use goce_warc::render::{RenderOptions, layout_lite};
 
@@ -11,7 +12,12 @@ fn main() -> anyhow::Result<()> {
     let layout = layout_lite(&dom, &RenderOptions::default())?;
     for b in layout.boxes().iter().filter(|b| b.depth <= max_depth && b.height > 0.0) {
         let label = match b.element.and_then(|e| dom.element(e)) {
-            Some(e) => format!("<{}{}{}>", e.tag(), e.attr("id").map(|i| format!(" #{i}")).unwrap_or_default(), if e.class().is_empty() { String::new() } else { format!(" .{}", e.class().split_whitespace().next().unwrap_or("")) }),
+            Some(e) => format!(
+                "<{}{}{}>",
+                e.tag(),
+                e.attr("id").map(|i| format!(" #{i}")).unwrap_or_default(),
+                if e.class().is_empty() { String::new() } else { format!(" .{}", e.class().split_whitespace().next().unwrap_or("")) }
+            ),
             None if b.is_run => "text".into(),
             None => "anon".into(),
         };

@@ -67,6 +67,11 @@ if [ ! -f "$torch_marker" ]; then
 fi
 
 say "building goce-warc (release)"
+# rustfmt and clippy for `make lint` (CI runs it); rustup's own components where rustup is.
+if command -v rustup >/dev/null && ! (cargo fmt --version && cargo clippy --version) >/dev/null 2>&1; then
+  rustup component add rustfmt clippy || echo "setup: could not add rustfmt/clippy; make lint needs them" >&2
+fi
+
 cargo build --release --locked
 
 say "ready: target/release/goce-warc"

@@ -34,12 +34,7 @@ impl TextFacts {
             Some((code, confidence)) => (Some(code), Some(confidence)),
             None => (None, None),
         };
-        Self {
-            language,
-            language_confidence,
-            sha256: hex_sha256(text),
-            words: i32::try_from(text.unicode_words().count()).unwrap_or(i32::MAX),
-        }
+        Self { language, language_confidence, sha256: hex_sha256(text), words: i32::try_from(text.unicode_words().count()).unwrap_or(i32::MAX) }
     }
 }
 

@@ -493,8 +493,7 @@ pub fn init_logging(verbose: u8) {
         1 => "error,goce_warc=info",
         _ => "warn,goce_warc=debug,html5ever=error",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
 }
 
@@ -611,7 +610,9 @@ fn summary(args: SummaryArgs) -> anyhow::Result<ExitCode> {
         let c = &summary.counts;
         let list = |m: &std::collections::BTreeMap<String, u64>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
         let mut out = format!("{} inputs done: {} pages, {:.1} MB of WARC read\n", summary.inputs_done, c.pages, c.warc_bytes as f64 / 1e6);
-        for (name, map) in [("genres", &c.genres), ("filtered", &c.filtered), ("skipped", &c.skipped), ("rendered", &c.rendered), ("render notes", &c.render_notes)] {
+        for (name, map) in
+            [("genres", &c.genres), ("filtered", &c.filtered), ("skipped", &c.skipped), ("rendered", &c.rendered), ("render notes", &c.render_notes)]
+        {
             if !map.is_empty() {
                 out += &format!("  {name}: {}\n", list(map));
             }
@@ -674,9 +675,7 @@ fn render_summary(s: &RunSummary) -> String {
             stages.reader_cpu, stages.workers_cpu, stages.write_cpu, s.pages_per_stage_cpu_second
         );
     }
-    let list = |m: &std::collections::BTreeMap<String, u64>| {
-        m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
-    };
+    let list = |m: &std::collections::BTreeMap<String, u64>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
     if !c.filtered.is_empty() {
         out += &format!("  filtered: {}\n", list(&c.filtered));
     }
@@ -792,18 +791,19 @@ fn render(args: RenderArgs) -> anyhow::Result<ExitCode> {
     let secs = started.elapsed().as_secs_f64();
     tracing::info!("{} pages in {secs:.2} s: {:.1} pages/s with {} threads", args.pages.len(), args.pages.len() as f64 / secs.max(1e-9), args.threads);
     if args.stats {
-        eprintln!("rendered {} pages ({failed} failed) in {secs:.2} s: {:.1} pages/s with {} threads", args.pages.len(), args.pages.len() as f64 / secs.max(1e-9), args.threads);
+        eprintln!(
+            "rendered {} pages ({failed} failed) in {secs:.2} s: {:.1} pages/s with {} threads",
+            args.pages.len(),
+            args.pages.len() as f64 / secs.max(1e-9),
+            args.threads
+        );
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     use goce_warc::eval::{self, Split};
-    let extractors = if args.extractor.is_empty() {
-        <Extractor as clap::ValueEnum>::value_variants().to_vec()
-    } else {
-        args.extractor.clone()
-    };
+    let extractors = if args.extractor.is_empty() { <Extractor as clap::ValueEnum>::value_variants().to_vec() } else { args.extractor.clone() };
     let floors: Vec<(Extractor, String, f64)> =
         args.require.iter().map(|r| parse_floor(r)).collect::<anyhow::Result<Vec<_>>>()?.into_iter().flatten().collect();
     args.classifier.prepare_extractors(&extractors)?;
@@ -865,14 +865,17 @@ fn classify(args: ClassifyArgs) -> anyhow::Result<ExitCode> {
             Ok(p) if args.json => {
                 let probabilities: serde_json::Map<String, serde_json::Value> =
                     goce_warc::classify::PAGE_TYPES.iter().zip(p.probabilities).map(|(t, v)| (t.name().to_string(), serde_json::json!(v))).collect();
-                print_stdout(&serde_json::json!({
-                    "page": page,
-                    "classifier": classifier.kind().name(),
-                    "page_type": p.page_type.name(),
-                    "genre": p.genre.name(),
-                    "genre_confidence": p.genre_confidence,
-                    "probabilities": probabilities,
-                }).to_string())?;
+                print_stdout(
+                    &serde_json::json!({
+                        "page": page,
+                        "classifier": classifier.kind().name(),
+                        "page_type": p.page_type.name(),
+                        "genre": p.genre.name(),
+                        "genre_confidence": p.genre_confidence,
+                        "probabilities": probabilities,
+                    })
+                    .to_string(),
+                )?;
             }
             Ok(p) => print_stdout(&format!("{page}\t{}\t{}\t{:.3}", p.genre.name(), p.page_type.name(), p.genre_confidence))?,
             Err(e) => {
@@ -946,10 +949,8 @@ fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> {
     let pages = train::load_pages(&config)?;
     eprintln!("train-extract: {} pages; the ResNet's genre for goce", pages.len());
     let classifier = Classifier::load(ClassifierKind::Resnet, &args.models, DeviceChoice::Cpu)?;
-    let keyed: Vec<goce_warc::eval::GoldPage> = pages
-        .iter()
-        .map(|(dataset, p)| goce_warc::eval::GoldPage { id: format!("{dataset}/{}", p.id), ..p.clone() })
-        .collect();
+    let keyed: Vec<goce_warc::eval::GoldPage> =
+        pages.iter().map(|(dataset, p)| goce_warc::eval::GoldPage { id: format!("{dataset}/{}", p.id), ..p.clone() }).collect();
     let predictions = goce_warc::eval::predict_pages(&keyed, &classifier, &ExtractLimits::default())?;
     drop(keyed);
     let split = goce_warc::classify::train::recorded_split(&args.models).ok();

@@ -1,6 +1,7 @@
 //! The genre classifier as a user meets it: the shipped models in `models/` classify
 //! pages from the command line and in `process`, give the outputs recorded when they
 //! were trained, batch without changing answers, and fail clearly when they cannot load.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 mod common;
 
@@ -43,7 +44,13 @@ fn the_shipped_models_give_the_recorded_outputs() {
     for (picture, features, record) in check_records() {
         let input = [NetInput { picture: Some(&picture), features: &features }];
         let got = resnet.classify(&input).unwrap().remove(0);
-        assert!(max_difference(&got.probabilities, &record.resnet) < 1e-3, "{}: resnet {:?} != recorded {:?}", record.picture, got.probabilities, record.resnet);
+        assert!(
+            max_difference(&got.probabilities, &record.resnet) < 1e-3,
+            "{}: resnet {:?} != recorded {:?}",
+            record.picture,
+            got.probabilities,
+            record.resnet
+        );
         let got = linear.classify(&input).unwrap().remove(0);
         assert!(max_difference(&got.probabilities, &record.html_features) < 1e-5, "{}: html-features {:?}", record.picture, got.probabilities);
     }
@@ -72,7 +79,8 @@ fn classify_json(args: &[&str]) -> Vec<serde_json::Value> {
 #[test]
 fn pages_get_a_type_and_genre_from_the_command_line() {
     let fixtures = project_file("tests/fixtures/pages");
-    let mut pages: Vec<PathBuf> = std::fs::read_dir(&fixtures).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "html")).collect();
+    let mut pages: Vec<PathBuf> =
+        std::fs::read_dir(&fixtures).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "html")).collect();
     pages.sort();
     assert_eq!(pages.len(), 12);
     for classifier in ["resnet", "html-features"] {
@@ -106,11 +114,7 @@ fn pages_get_a_type_and_genre_from_the_command_line() {
     // Standard input gives the same answer as the file.
     let page = fixtures.join("list-forum-thread.html");
     let from_file = classify_json(&[page.to_str().unwrap(), "--device", "cpu"]);
-    let out = bin()
-        .args(["classify", "-", "--json", "--device", "cpu"])
-        .stdin(std::fs::File::open(&page).unwrap())
-        .output()
-        .unwrap();
+    let out = bin().args(["classify", "-", "--json", "--device", "cpu"]).stdin(std::fs::File::open(&page).unwrap()).output().unwrap();
     let from_stdin: serde_json::Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
     assert_eq!(from_file[0]["probabilities"], from_stdin["probabilities"]);
     // --url names one page's URL.
@@ -129,10 +133,7 @@ fn copy_models(to: &Path) {
 
 fn classify_with_models(models: &Path, classifier: &str) -> std::process::Output {
     let page = project_file("tests/fixtures/pages/article-news.html");
-    bin()
-        .args(["classify", page.to_str().unwrap(), "--device", "cpu", "--classifier", classifier, "--models", models.to_str().unwrap()])
-        .output()
-        .unwrap()
+    bin().args(["classify", page.to_str().unwrap(), "--device", "cpu", "--classifier", classifier, "--models", models.to_str().unwrap()]).output().unwrap()
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The default extractor as a user meets it: `goce-warc extract page.html` (the trained
 //! combiner) on the project's handwritten pages, the same text on every run, and a clear
 //! error that says how to fix a missing or damaged model.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 mod common;
 

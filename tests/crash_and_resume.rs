@@ -1,6 +1,7 @@
 //! A batch user's worst case: the process is killed with SIGKILL mid-input (a node dies, the
 //! scheduler preempts the task). The rerun must finish the input with no row lost or repeated,
 //! and no file that a reader would take for a complete shard of a finished input.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 mod common;
 
@@ -18,7 +19,8 @@ fn long_input(dir: &Path, copies: usize) -> std::path::PathBuf {
 }
 
 fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
     names.sort();
     names
 }
@@ -31,7 +33,17 @@ fn kill_9_midway_then_a_rerun_gives_every_row_once() {
     let out = dir.path().join("out");
     let args = |out: &Path| {
         let mut cmd = bin();
-        cmd.arg("process").arg(&input).arg("--out").arg(out).args(["--quiet", "-j", "1", "--rows-per-shard", "500", "--renderer", "lite", "--classifier", "html-features"]);
+        cmd.arg("process").arg(&input).arg("--out").arg(out).args([
+            "--quiet",
+            "-j",
+            "1",
+            "--rows-per-shard",
+            "500",
+            "--renderer",
+            "lite",
+            "--classifier",
+            "html-features",
+        ]);
         cmd
     };
 

@@ -1,5 +1,6 @@
 //! Broken files: every damaged record is skipped and counted by reason, the rest of
 //! the file and the other files are read, and nothing panics.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! `goce-warc extract` on single pages and `goce-warc eval` on a small gold set, as a
 //! user runs them.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 mod common;
 
@@ -64,12 +65,7 @@ fn the_article_algorithm_leaves_the_page_chrome_out() {
 #[test]
 fn a_page_on_standard_input_and_plain_text_output() {
     let html = std::fs::read(project_file("tests/fixtures/pages/list-classifieds-table.html")).unwrap();
-    let mut child = bin()
-        .args(["extract", "-", "--extractor", "list-view"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = bin().args(["extract", "-", "--extractor", "list-view"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(&html).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
@@ -145,10 +141,7 @@ fn eval_scores_every_extractor_by_split_and_genre_and_enforces_floors() {
     assert_eq!(extractors, 10);
     assert_eq!(report["pages"].as_array().unwrap().len(), 12 * extractors);
 
-    let strict = bin()
-        .args(["eval", "--dataset", dataset.to_str().unwrap(), "--extractor", "oracle", "--require", "oracle:all=1.01"])
-        .output()
-        .unwrap();
+    let strict = bin().args(["eval", "--dataset", dataset.to_str().unwrap(), "--extractor", "oracle", "--require", "oracle:all=1.01"]).output().unwrap();
     assert_eq!(strict.status.code(), Some(1), "a missed floor fails the run");
     assert!(String::from_utf8_lossy(&strict.stdout).contains("FLOOR MISSED"));
 }
@@ -166,10 +159,7 @@ fn eval_reads_null_ground_truth_fields_as_empty_and_counts_them() {
     });
     std::fs::write(dataset.join("ground-truth").join("0003.json"), truth.to_string()).unwrap();
     let report_path = dir.path().join("report.json");
-    let run = bin()
-        .args(["eval", "--dataset", dataset.to_str().unwrap(), "--extractor", "article", "--json", report_path.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let run = bin().args(["eval", "--dataset", dataset.to_str().unwrap(), "--extractor", "article", "--json", report_path.to_str().unwrap()]).output().unwrap();
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(String::from_utf8_lossy(&run.stdout).contains("1 pages have a null gold main content"));
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();

@@ -2,6 +2,7 @@
 //! parsing after it gives the same elements, texts and kept attributes as parsing after
 //! emptying scripts and styles alone. Over the handwritten pages here; over every page in
 //! `../shared/data` with `make eval` (the ignored test).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 use std::path::{Path, PathBuf};
 
@@ -63,7 +64,15 @@ fn pages_whose_tree_changes(dirs: &[PathBuf]) -> (Vec<String>, usize) {
             let html = goce_warc::page::read_html_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             read += 1;
             for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
-                let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], keep_only: &[], empty_comments: false, collapse_blank_runs: false, ..prepass };
+                let scripts_only = Prepass {
+                    drop_attrs: &[],
+                    drop_attr_prefixes: &[],
+                    drop_unselected_prefixes: &[],
+                    keep_only: &[],
+                    empty_comments: false,
+                    collapse_blank_runs: false,
+                    ..prepass
+                };
                 let expected = outline(&Dom::parse_with(&html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
                 let got = outline(&Dom::parse_with(&html, NO_LIMITS, &prepass).expect("no limits"), &prepass);
                 if got != expected {
@@ -89,7 +98,15 @@ fn the_prepass_keeps_a_misnested_tree() {
     let html = "<p><a href=x data-i=1>1<a href=x data-i=2>2<a href=x data-i=3>3<a href=x data-i=4>4<b data-b=1>5</p>\
                 <table data-t=1><tr><td>c<div data-d=1 srcset=s>d</table><img src=i srcset=\"a 1x\"width=1>";
     for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
-        let scripts_only = Prepass { drop_attrs: &[], drop_attr_prefixes: &[], drop_unselected_prefixes: &[], keep_only: &[], empty_comments: false, collapse_blank_runs: false, ..prepass };
+        let scripts_only = Prepass {
+            drop_attrs: &[],
+            drop_attr_prefixes: &[],
+            drop_unselected_prefixes: &[],
+            keep_only: &[],
+            empty_comments: false,
+            collapse_blank_runs: false,
+            ..prepass
+        };
         let expected = outline(&Dom::parse_with(html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
         assert_eq!(outline(&Dom::parse_with(html, NO_LIMITS, &prepass).expect("no limits"), &prepass), expected);
     }

@@ -1,4 +1,5 @@
 //! `goce-warc process` as a user runs it: sample WARCs in, Parquet and manifests out.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 mod common;
 
@@ -145,8 +146,7 @@ fn a_rerun_after_a_crash_removes_partial_output_first() {
     std::fs::write(out.path().join(".articles.part-00004.parquet.tmp-999"), b"partial").unwrap();
     let run = process_paths(out.path(), &[project_file("sample-warcs/articles.warc.gz")], &[]);
     assert!(run.status.success(), "{}", stderr(&run));
-    let names: Vec<String> = std::fs::read_dir(out.path()).unwrap().flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(out.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     let mut names = names;
     names.sort();
     assert_eq!(names, ["_articles.manifest.parquet", "articles.part-00000.parquet"]);
@@ -265,9 +265,25 @@ fn a_full_output_directory_is_a_clear_error_and_a_rerun_after_freeing_space_comp
 fn help_explains_every_flag() {
     let help = bin().args(["process", "--help"]).output().unwrap();
     let text = String::from_utf8_lossy(&help.stdout);
-    for flag in ["--out", "--paths", "--prefix", "--rows-per-shard", "--overwrite", "--threads", "--status",
-        "--any-status", "--extractor", "--max-record-bytes", "--max-html-bytes", "--max-text-bytes",
-        "--max-elements", "--max-page-ms", "--quiet", "--stats", "--verbose"] {
+    for flag in [
+        "--out",
+        "--paths",
+        "--prefix",
+        "--rows-per-shard",
+        "--overwrite",
+        "--threads",
+        "--status",
+        "--any-status",
+        "--extractor",
+        "--max-record-bytes",
+        "--max-html-bytes",
+        "--max-text-bytes",
+        "--max-elements",
+        "--max-page-ms",
+        "--quiet",
+        "--stats",
+        "--verbose",
+    ] {
         assert!(text.contains(flag), "{flag} not in --help");
     }
     let usage = bin().args(["process"]).output().unwrap();

@@ -1,5 +1,6 @@
 //! A user draws pages as the classifier sees them: `goce-warc render`, `process --pictures`,
 //! and the Chromium fallback, which must never leave a browser behind.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 mod common;
 
@@ -194,7 +195,11 @@ fn chromium_draws_the_picture_and_leaves_no_process_behind() {
         if signal == "-TERM" {
             assert_eq!(processes_in_session(session), Vec::<String>::new(), "left after SIGTERM");
         }
-        assert!(wait_until(Duration::from_secs(15), || processes_mentioning(&marker) == 0), "{signal}: {} Chromium processes left", processes_mentioning(&marker));
+        assert!(
+            wait_until(Duration::from_secs(15), || processes_mentioning(&marker) == 0),
+            "{signal}: {} Chromium processes left",
+            processes_mentioning(&marker)
+        );
     }
 }
 
@@ -205,7 +210,14 @@ fn auto_asks_chromium_only_for_a_nearly_empty_picture() {
     // A script-only shell: nothing for the lite renderer to draw.
     let shell = dir.path().join("app-shell.html");
     std::fs::write(&shell, "<html><head><title>App</title></head><body><div id=root></div><script>render()</script></body></html>").expect("write");
-    let output = bin().args(["render", "--renderer", "auto", "--json", "-o"]).arg(dir.path().join("out")).arg(&shell).arg(page("article-news")).env("TMPDIR", dir.path()).output().expect("runs");
+    let output = bin()
+        .args(["render", "--renderer", "auto", "--json", "-o"])
+        .arg(dir.path().join("out"))
+        .arg(&shell)
+        .arg(page("article-news"))
+        .env("TMPDIR", dir.path())
+        .output()
+        .expect("runs");
     assert!(output.status.success(), "{}", stderr(&output));
     let renderers: Vec<String> = String::from_utf8_lossy(&output.stdout)
         .lines()

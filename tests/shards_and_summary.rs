@@ -1,5 +1,6 @@
 //! A batch user splits a run into array tasks with `--shard` (or Slurm's variables), then asks
 //! `goce-warc summary` what the tasks produced and which inputs still need a rerun.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 mod common;
 
@@ -43,7 +44,12 @@ fn slurm_array_variables_pick_the_shard() {
         .expect("runs");
     assert!(output.status.success(), "{}", stderr(&output));
     // Task 12 of 10..=12 is slice 2 of 3: the third input only.
-    let manifests: Vec<String> = std::fs::read_dir(&out).expect("out").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".manifest.parquet")).collect();
+    let manifests: Vec<String> = std::fs::read_dir(&out)
+        .expect("out")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".manifest.parquet"))
+        .collect();
     assert_eq!(manifests, vec!["_encodings.manifest.parquet".to_string()]);
 }
 

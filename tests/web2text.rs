@@ -1,5 +1,6 @@
 //! Web2Text as a user meets it: `--extractor web2text` and `goce-web2text` on the
 //! project's handwritten pages, and a clear error when its model cannot load.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 mod common;
 
@@ -21,11 +22,7 @@ fn expected(page: &Path) -> Expected {
 
 fn extract(page: &Path, extractor: &str, models: &Path) -> std::process::Output {
     let url = expected(page).url;
-    bin()
-        .args(["extract", page.to_str().unwrap(), "--extractor", extractor, "--url", &url, "--device", "cpu", "--models"])
-        .arg(models)
-        .output()
-        .unwrap()
+    bin().args(["extract", page.to_str().unwrap(), "--extractor", extractor, "--url", &url, "--device", "cpu", "--models"]).arg(models).output().unwrap()
 }
 
 fn pages(prefix: &str) -> Vec<std::path::PathBuf> {

@@ -1,5 +1,6 @@
 //! The pages the benchmarks run over: the held-out fifth of WCXB-dev (every fifth page by id),
 //! from `GOCE_BENCH_PAGES` (default `../shared/data/wcxb-dev`).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 use std::path::PathBuf;
 

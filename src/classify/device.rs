@@ -34,11 +34,7 @@ impl std::str::FromStr for DeviceChoice {
             "auto" => Ok(Self::Auto),
             "cpu" => Ok(Self::Cpu),
             "cuda" => Ok(Self::Cuda(0)),
-            _ => s
-                .strip_prefix("cuda:")
-                .and_then(|n| n.parse().ok())
-                .map(Self::Cuda)
-                .ok_or_else(|| format!("{s:?}: expected auto, cpu, cuda or cuda:N")),
+            _ => s.strip_prefix("cuda:").and_then(|n| n.parse().ok()).map(Self::Cuda).ok_or_else(|| format!("{s:?}: expected auto, cpu, cuda or cuda:N")),
         }
     }
 }

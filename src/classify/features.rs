@@ -7,7 +7,7 @@
 use foldhash::HashMap;
 
 use super::words::WordBag;
-use crate::dom::{Dom, DOCUMENT, NodeData};
+use crate::dom::{DOCUMENT, Dom, NodeData};
 use crate::extract::{ListAnalysis, PageAnalysis};
 
 /// One feature: its name and whether the paper defines it.
@@ -63,7 +63,23 @@ pub const FEATURES: &[FeatureDef] = &[
 /// order of the `url_*` features. A four-digit year counts as `article`.
 pub const URL_WORDS: [&[&str]; 7] = [
     &["news", "blog", "blogs", "article", "articles", "story", "stories", "post", "posts", "opinion"],
-    &["forum", "forums", "thread", "threads", "topic", "topics", "community", "discussion", "discussions", "questions", "viewtopic", "showthread", "board", "boards", "comments"],
+    &[
+        "forum",
+        "forums",
+        "thread",
+        "threads",
+        "topic",
+        "topics",
+        "community",
+        "discussion",
+        "discussions",
+        "questions",
+        "viewtopic",
+        "showthread",
+        "board",
+        "boards",
+        "comments",
+    ],
     &["product", "products", "item", "items", "dp", "sku", "buy", "p"],
     &["category", "categories", "collection", "collections", "shop", "catalog", "catalogue", "department", "browse", "c"],
     &["search", "list", "listing", "listings", "results", "tag", "tags", "archive", "archives", "jobs", "q", "page"],

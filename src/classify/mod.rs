@@ -37,15 +37,8 @@ pub enum PageType {
 
 pub const PAGE_TYPE_COUNT: usize = 7;
 
-pub const PAGE_TYPES: [PageType; PAGE_TYPE_COUNT] = [
-    PageType::Article,
-    PageType::Forum,
-    PageType::Product,
-    PageType::Collection,
-    PageType::Listing,
-    PageType::Documentation,
-    PageType::Service,
-];
+pub const PAGE_TYPES: [PageType; PAGE_TYPE_COUNT] =
+    [PageType::Article, PageType::Forum, PageType::Product, PageType::Collection, PageType::Listing, PageType::Documentation, PageType::Service];
 
 impl PageType {
     pub fn name(self) -> &'static str {

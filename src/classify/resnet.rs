@@ -108,9 +108,7 @@ fn basic_block(p: nn::Path<'_>, c_in: i64, c_out: i64, stride: i64) -> impl Modu
     let conv2 = conv(&p / "conv2", c_out, c_out, 3, 1);
     let bn2 = nn::batch_norm2d(&p / "bn2", c_out, Default::default());
     let shortcut = (stride != 1 || c_in != c_out).then(|| {
-        nn::seq_t()
-            .add(conv(&p / "shortcut" / "conv", c_in, c_out, 1, stride))
-            .add(nn::batch_norm2d(&p / "shortcut" / "bn", c_out, Default::default()))
+        nn::seq_t().add(conv(&p / "shortcut" / "conv", c_in, c_out, 1, stride)).add(nn::batch_norm2d(&p / "shortcut" / "bn", c_out, Default::default()))
     });
     nn::func_t(move |xs, train| {
         let ys = xs.apply(&conv1).apply_t(&bn1, train).relu().apply(&conv2).apply_t(&bn2, train);
@@ -227,10 +225,7 @@ pub fn fused_tensor(rows: &[Vec<f32>], spec: &NetSpec, device: Device) -> Tensor
     if !spec.fuses_features() {
         return Tensor::zeros([n, 0], (Kind::Float, device));
     }
-    let values: Vec<f32> = rows
-        .iter()
-        .flat_map(|row| row.iter().zip(&spec.feature_mean).zip(&spec.feature_std).map(|((v, m), s)| (v - m) / s))
-        .collect();
+    let values: Vec<f32> = rows.iter().flat_map(|row| row.iter().zip(&spec.feature_mean).zip(&spec.feature_std).map(|((v, m), s)| (v - m) / s)).collect();
     Tensor::from_slice(&values).view([n, spec.feature_names.len() as i64]).to_device(device)
 }
 

@@ -16,8 +16,8 @@ use super::linear::{LINEAR_TRAINING, LinearModel, standardisation};
 use super::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
 use super::words::{WordBag, WordModel, WordTraining, word_counts};
 use super::{
-    ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction,
-    RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL, select_device,
+    ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL,
+    select_device,
 };
 use crate::dom::FOR_RENDERING;
 use crate::eval::dataset;
@@ -252,6 +252,7 @@ pub fn score(gold: &[PageType], predicted: &[Prediction]) -> Scores {
 }
 
 /// Mean F1 over the classes that occur in gold or prediction.
+#[allow(clippy::needless_range_loop)] // c is a row and a column of the matrix
 fn macro_f1(confusion: &[Vec<usize>]) -> f64 {
     let k = confusion.len();
     let mut f1s = Vec::new();
@@ -394,7 +395,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
     log(&format!("words: {} words, fitted in {:.0}s", word_model.columns(), words_started.elapsed().as_secs_f64()));
     let mut words_only = BTreeMap::new();
     for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
-        let predicted: Vec<Prediction> = set.iter().map(|s| Prediction::from_probabilities(word_model.log_probabilities(&s.features.words).map(f32::exp))).collect();
+        let predicted: Vec<Prediction> =
+            set.iter().map(|s| Prediction::from_probabilities(word_model.log_probabilities(&s.features.words).map(f32::exp))).collect();
         let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
         words_only.insert(name.to_string(), score(&gold, &predicted));
     }
@@ -422,7 +424,10 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
         let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
         all_features_linear.insert(name.to_string(), score(&gold, &predicted));
     }
-    log(&format!("linear over the fused inputs: test type accuracy {:.3}, genre accuracy {:.3}", all_features_linear["test"].type_accuracy, all_features_linear["test"].genre_accuracy));
+    log(&format!(
+        "linear over the fused inputs: test type accuracy {:.3}, genre accuracy {:.3}",
+        all_features_linear["test"].type_accuracy, all_features_linear["test"].genre_accuracy
+    ));
 
     // The ResNet.
     let options = RenderOptions::default();
@@ -442,7 +447,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
     };
     let trained = Instant::now();
     let start = config.fuse_features.then_some(all_linear.weights.as_slice());
-    let (epochs, best_epoch, parameters) = train_resnet(config, &spec, device, (&train_set, &train_rows), (&validation_set, &validation_rows), &weights, start, log)?;
+    let (epochs, best_epoch, parameters) =
+        train_resnet(config, &spec, device, (&train_set, &train_rows), (&validation_set, &validation_rows), &weights, start, log)?;
     let resnet_train_seconds = trained.elapsed().as_secs_f64();
     write_json(&config.out.join(RESNET_SPEC), &spec)?;
 
@@ -539,6 +545,7 @@ fn weighted_loss(logits: &Tensor, targets: &Tensor, weights: &Tensor) -> Tensor 
     -(picked * &w).sum(Kind::Float) / w.sum(Kind::Float)
 }
 
+#[allow(clippy::too_many_arguments)] // one training run's inputs, each named at the one call
 fn train_resnet(
     config: &TrainConfig,
     spec: &NetSpec,
@@ -830,7 +837,10 @@ pub fn model_card(report: &TrainReport) -> String {
         }
     }
     if let Some(spec) = &report.resnet_spec {
-        out += &format!("\nThe ResNet calls a page list-view when forum + listing + collection exceed {:.2} (the threshold with the best genre accuracy on the validation domains).\n", spec.list_view_threshold);
+        out += &format!(
+            "\nThe ResNet calls a page list-view when forum + listing + collection exceed {:.2} (the threshold with the best genre accuracy on the validation domains).\n",
+            spec.list_view_threshold
+        );
     }
     out += "\nValidation domains (used to choose the epoch, so optimistic):\n\n| classifier | genre accuracy | type accuracy |\n|---|---|---|\n";
     for (name, scores) in [("resnet", &report.resnet), ("html-features", &report.html_features)] {
@@ -853,7 +863,8 @@ pub fn model_card(report: &TrainReport) -> String {
             t.genre_confusion[0][0], t.genre_confusion[0][1], t.genre_confusion[1][0], t.genre_confusion[1][1]
         );
     }
-    out += "\n## Epochs\n\n| epoch | train loss | validation loss | validation type accuracy | validation genre accuracy | seconds |\n|---|---|---|---|---|---|\n";
+    out +=
+        "\n## Epochs\n\n| epoch | train loss | validation loss | validation type accuracy | validation genre accuracy | seconds |\n|---|---|---|---|---|---|\n";
     for e in &report.resnet_epochs {
         out += &format!(
             "| {} | {:.3} | {:.3} | {} | {} | {:.0} |\n",

@@ -24,9 +24,7 @@ pub const FIELDS: [&str; 4] = ["text", "class", "title", "url"];
 pub const MAX_WORDS_PER_FIELD: usize = 20_000;
 
 /// Tags whose text is not shown.
-const HIDDEN_TEXT: &[&str] = &[
-    "style", "script", "noscript", "template", "title", "head", "svg",
-];
+const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head", "svg"];
 
 /// The hashed, counted words of one page, sorted by hash.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -35,9 +33,7 @@ pub struct WordBag(pub Vec<(u64, u32)>);
 impl WordBag {
     pub fn of(dom: &Dom, url: &str) -> Self {
         let mut counts: HashMap<u64, u32> = HashMap::default();
-        for_each_word(dom, url, &mut |field, word| {
-            *counts.entry(word_hash(field, word)).or_default() += 1
-        });
+        for_each_word(dom, url, &mut |field, word| *counts.entry(word_hash(field, word)).or_default() += 1);
         let mut bag: Vec<(u64, u32)> = counts.into_iter().collect();
         bag.sort_unstable();
         Self(bag)
@@ -45,10 +41,7 @@ impl WordBag {
 
     /// The bag of a page's [`word_counts`] (training has those already; no second walk).
     pub fn from_counts(counts: &[(usize, String, u32)]) -> Self {
-        let mut bag: Vec<(u64, u32)> = counts
-            .iter()
-            .map(|(field, word, count)| (word_hash(*field, word), *count))
-            .collect();
+        let mut bag: Vec<(u64, u32)> = counts.iter().map(|(field, word, count)| (word_hash(*field, word), *count)).collect();
         bag.sort_unstable();
         Self(bag)
     }
@@ -76,9 +69,7 @@ pub fn for_each_word(dom: &Dom, url: &str, f: &mut dyn FnMut(usize, &str)) {
         let node = &dom.nodes[id];
         match &node.data {
             NodeData::Text(text) if in_title => title.push_str(text),
-            NodeData::Text(text) if !hidden => {
-                words.split(text, false, &mut |w| emit(0, w, &mut budget, f))
-            }
+            NodeData::Text(text) if !hidden => words.split(text, false, &mut |w| emit(0, w, &mut budget, f)),
             NodeData::Element(element) => {
                 for name in ["class", "id"] {
                     if let Some(value) = element.attr(name) {
@@ -99,12 +90,7 @@ pub fn for_each_word(dom: &Dom, url: &str, f: &mut dyn FnMut(usize, &str)) {
     words.split(path, false, &mut |w| emit(3, w, &mut budget, f));
 }
 
-fn emit(
-    field: usize,
-    word: &str,
-    budget: &mut [usize; FIELDS.len()],
-    f: &mut dyn FnMut(usize, &str),
-) {
+fn emit(field: usize, word: &str, budget: &mut [usize; FIELDS.len()], f: &mut dyn FnMut(usize, &str)) {
     if budget[field] > 0 {
         budget[field] -= 1;
         f(field, word);
@@ -185,12 +171,7 @@ const LOG_FLOOR: f32 = 1e-4;
 
 impl WordModel {
     fn new(fields: Vec<WordField>, weights: Vec<Vec<f32>>) -> Self {
-        let mut model = Self {
-            fields,
-            weights,
-            columns: HashMap::default(),
-            idf: Vec::new(),
-        };
+        let mut model = Self { fields, weights, columns: HashMap::default(), idf: Vec::new() };
         model.index();
         model
     }
@@ -217,10 +198,7 @@ impl WordModel {
         self.fields.len() == FIELDS.len()
             && self.fields.iter().all(|f| f.words.len() == f.idf.len())
             && self.weights.len() == PAGE_TYPE_COUNT
-            && self
-                .weights
-                .iter()
-                .all(|w| w.len() == columns + 1 && w.iter().all(|v| v.is_finite()))
+            && self.weights.iter().all(|w| w.len() == columns + 1 && w.iter().all(|v| v.is_finite()))
     }
 
     /// The bag as sparse TF-IDF columns, each field's part of unit length.
@@ -234,10 +212,7 @@ impl WordModel {
                 entries.push((field, column, value));
             }
         }
-        entries
-            .into_iter()
-            .map(|(field, column, value)| (column, value / norms[field].sqrt().max(1e-12)))
-            .collect()
+        entries.into_iter().map(|(field, column, value)| (column, value / norms[field].sqrt().max(1e-12))).collect()
     }
 
     /// The page types' log-probabilities (floored at ln 1e-4).
@@ -255,12 +230,7 @@ impl WordModel {
     /// Learns the vocabulary (per field: words in at least `min_df` training pages, the
     /// `max_words` most common) and the regression. `docs[i]` lists page i's distinct
     /// (field, word) pairs with counts.
-    pub fn train(
-        docs: &[&[(usize, String, u32)]],
-        labels: &[usize],
-        class_weights: &[f32],
-        settings: &WordTraining,
-    ) -> Result<Self, tch::TchError> {
+    pub fn train(docs: &[&[(usize, String, u32)]], labels: &[usize], class_weights: &[f32], settings: &WordTraining) -> Result<Self, tch::TchError> {
         let n = docs.len().max(1) as f32;
         let mut df: Vec<HashMap<&str, u32>> = vec![HashMap::default(); FIELDS.len()];
         for doc in docs {
@@ -273,20 +243,13 @@ impl WordModel {
             .enumerate()
             .map(|(f, counts)| {
                 let min_df = settings.min_df[f];
-                let mut kept: Vec<(&str, u32)> = counts
-                    .iter()
-                    .filter(|(_, d)| **d >= min_df)
-                    .map(|(w, d)| (*w, *d))
-                    .collect();
+                let mut kept: Vec<(&str, u32)> = counts.iter().filter(|(_, d)| **d >= min_df).map(|(w, d)| (*w, *d)).collect();
                 kept.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
                 kept.truncate(settings.max_words);
                 kept.sort_by(|a, b| a.0.cmp(b.0));
                 WordField {
                     name: FIELDS[f].to_string(),
-                    idf: kept
-                        .iter()
-                        .map(|(_, d)| ((1.0 + n) / (1.0 + *d as f32)).ln() + 1.0)
-                        .collect(),
+                    idf: kept.iter().map(|(_, d)| ((1.0 + n) / (1.0 + *d as f32)).ln() + 1.0).collect(),
                     words: kept.into_iter().map(|(w, _)| w.to_string()).collect(),
                 }
             })
@@ -305,25 +268,16 @@ impl WordModel {
         let sample_weights: Vec<f32> = labels.iter().map(|&l| class_weights[l]).collect();
         let sample_weights = Tensor::from_slice(&sample_weights);
         let total = sample_weights.sum(Kind::Float);
-        let w = Tensor::zeros(
-            [columns as i64, PAGE_TYPE_COUNT as i64],
-            (Kind::Float, device),
-        )
-        .set_requires_grad(true);
-        let b =
-            Tensor::zeros([PAGE_TYPE_COUNT as i64], (Kind::Float, device)).set_requires_grad(true);
+        let w = Tensor::zeros([columns as i64, PAGE_TYPE_COUNT as i64], (Kind::Float, device)).set_requires_grad(true);
+        let b = Tensor::zeros([PAGE_TYPE_COUNT as i64], (Kind::Float, device)).set_requires_grad(true);
         // Full-batch Adam on a convex loss, written out: two tensors need no VarStore.
         let (mut m_w, mut v_w) = (w.zeros_like(), w.zeros_like());
         let (mut m_b, mut v_b) = (b.zeros_like(), b.zeros_like());
         let (beta1, beta2, lr) = (0.9f64, 0.999f64, settings.learning_rate);
         for step in 1..=settings.steps {
             let logits = x.matmul(&w) + &b;
-            let picked = logits
-                .log_softmax(-1, Kind::Float)
-                .gather(1, &targets.unsqueeze(1), false)
-                .squeeze_dim(1);
-            let loss = -(picked * &sample_weights).sum(Kind::Float) / &total
-                + w.square().sum(Kind::Float) * settings.l2;
+            let picked = logits.log_softmax(-1, Kind::Float).gather(1, &targets.unsqueeze(1), false).squeeze_dim(1);
+            let loss = -(picked * &sample_weights).sum(Kind::Float) / &total + w.square().sum(Kind::Float) * settings.l2;
             let (gw, gb) = {
                 let grads = Tensor::run_backward(&[loss], &[&w, &b], false, false);
                 (grads[0].shallow_clone(), grads[1].shallow_clone())
@@ -341,13 +295,7 @@ impl WordModel {
         }
         let w = Vec::<f32>::try_from(w.detach().transpose(0, 1).contiguous().flatten(0, -1))?;
         let b = Vec::<f32>::try_from(b.detach())?;
-        model.weights = (0..PAGE_TYPE_COUNT)
-            .map(|k| {
-                std::iter::once(b[k])
-                    .chain(w[k * columns..(k + 1) * columns].iter().copied())
-                    .collect()
-            })
-            .collect();
+        model.weights = (0..PAGE_TYPE_COUNT).map(|k| std::iter::once(b[k]).chain(w[k * columns..(k + 1) * columns].iter().copied()).collect()).collect();
         Ok(model)
     }
 }
@@ -367,23 +315,14 @@ pub struct WordTraining {
 
 impl Default for WordTraining {
     fn default() -> Self {
-        Self {
-            min_df: [3, 3, 2, 2],
-            max_words: 5000,
-            l2: 5e-5,
-            steps: 300,
-            learning_rate: 0.05,
-        }
+        Self { min_df: [3, 3, 2, 2], max_words: 5000, l2: 5e-5, steps: 300, learning_rate: 0.05 }
     }
 }
 
 /// A page's distinct (field, word) pairs with counts, for training.
 pub fn word_counts(dom: &Dom, url: &str) -> Vec<(usize, String, u32)> {
-    let mut counts: std::collections::BTreeMap<(usize, String), u32> =
-        std::collections::BTreeMap::new();
-    for_each_word(dom, url, &mut |field, word| {
-        *counts.entry((field, word.to_string())).or_default() += 1
-    });
+    let mut counts: std::collections::BTreeMap<(usize, String), u32> = std::collections::BTreeMap::new();
+    for_each_word(dom, url, &mut |field, word| *counts.entry((field, word.to_string())).or_default() += 1);
     counts.into_iter().map(|((f, w), c)| (f, w, c)).collect()
 }
 
@@ -393,14 +332,7 @@ mod tests {
     use crate::dom::DomLimits;
 
     fn words(html: &str, url: &str) -> Vec<(usize, String, u32)> {
-        let dom = Dom::parse_with_styles(
-            html,
-            DomLimits {
-                max_elements: 1000,
-                deadline: None,
-            },
-        )
-        .unwrap();
+        let dom = Dom::parse_with_styles(html, DomLimits { max_elements: 1000, deadline: None }).unwrap();
         let counts = word_counts(&dom, url);
         // Training builds the bag from the counts, inference walks the page: the same bag.
         assert_eq!(WordBag::from_counts(&counts), WordBag::of(&dom, url));
@@ -413,62 +345,27 @@ mod tests {
             "<title>Reply to: Bikes</title><style>.x{}</style><body><div class='postBody post-2' id=main>Add to cart, add it! 2024 a</div><script>var cart</script></body>",
             "https://shop.example/Forum/viewtopic.php?t=12",
         );
-        let field = |f: usize| {
-            got.iter()
-                .filter(|(g, _, _)| *g == f)
-                .map(|(_, w, c)| format!("{w}:{c}"))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(
-            field(0),
-            ["add:2", "cart:1", "it:1", "to:1"],
-            "script and style are not shown; one-letter words and numbers are dropped"
-        );
-        assert_eq!(
-            field(1),
-            ["body:1", "main:1", "post:2"],
-            "camelCase and dashes split class words"
-        );
+        let field = |f: usize| got.iter().filter(|(g, _, _)| *g == f).map(|(_, w, c)| format!("{w}:{c}")).collect::<Vec<_>>();
+        assert_eq!(field(0), ["add:2", "cart:1", "it:1", "to:1"], "script and style are not shown; one-letter words and numbers are dropped");
+        assert_eq!(field(1), ["body:1", "main:1", "post:2"], "camelCase and dashes split class words");
         assert_eq!(field(2), ["bikes:1", "reply:1", "to:1"]);
-        assert_eq!(
-            field(3),
-            ["forum:1", "php:1", "viewtopic:1"],
-            "the host and the query are not path words"
-        );
+        assert_eq!(field(3), ["forum:1", "php:1", "viewtopic:1"], "the host and the query are not path words");
     }
 
     #[test]
     fn a_trained_model_separates_pages_by_their_words() {
-        let page = |type_word: &str, i: usize| {
-            vec![
-                (0usize, type_word.to_string(), 3u32),
-                (0, format!("filler{}", i % 4), 1),
-                (1, "content".to_string(), 1),
-            ]
-        };
-        let docs: Vec<_> = (0..40)
-            .map(|i| page(if i % 2 == 0 { "reply" } else { "cart" }, i))
-            .collect();
+        let page = |type_word: &str, i: usize| vec![(0usize, type_word.to_string(), 3u32), (0, format!("filler{}", i % 4), 1), (1, "content".to_string(), 1)];
+        let docs: Vec<_> = (0..40).map(|i| page(if i % 2 == 0 { "reply" } else { "cart" }, i)).collect();
         let labels: Vec<usize> = (0..40).map(|i| if i % 2 == 0 { 1 } else { 2 }).collect();
         let docs: Vec<&[(usize, String, u32)]> = docs.iter().map(Vec::as_slice).collect();
-        let model = WordModel::train(
-            &docs,
-            &labels,
-            &[1.0; PAGE_TYPE_COUNT],
-            &WordTraining::default(),
-        )
-        .unwrap();
+        let model = WordModel::train(&docs, &labels, &[1.0; PAGE_TYPE_COUNT], &WordTraining::default()).unwrap();
         assert!(model.is_consistent());
         let bag = |w: &str| WordBag(vec![(word_hash(0, w), 2)]);
         let forum = model.log_probabilities(&bag("reply"));
         let product = model.log_probabilities(&bag("cart"));
-        assert!(
-            forum[1] > forum[2] + 1.0 && product[2] > product[1] + 1.0,
-            "{forum:?} {product:?}"
-        );
+        assert!(forum[1] > forum[2] + 1.0 && product[2] > product[1] + 1.0, "{forum:?} {product:?}");
         // The model round-trips through JSON once re-indexed.
-        let mut loaded: WordModel =
-            serde_json::from_str(&serde_json::to_string(&model).unwrap()).unwrap();
+        let mut loaded: WordModel = serde_json::from_str(&serde_json::to_string(&model).unwrap()).unwrap();
         loaded.index();
         assert_eq!(loaded.log_probabilities(&bag("reply")), forum);
     }

@@ -242,10 +242,13 @@ mod tests {
         let paragraphs: Vec<NodeId> = dom.element_children(body).collect();
         assert_eq!(paragraphs.len(), 2, "the second <p> closes the first");
         assert_eq!(dom.element(paragraphs[0]).unwrap().class(), "a b");
-        let texts: Vec<&str> = dom.descendants(body).filter_map(|id| match &dom.nodes[id].data {
-            NodeData::Text(t) => Some(t.as_str()),
-            _ => None,
-        }).collect();
+        let texts: Vec<&str> = dom
+            .descendants(body)
+            .filter_map(|id| match &dom.nodes[id].data {
+                NodeData::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
         assert_eq!(texts, ["one", "two & three"]);
     }
 

@@ -76,11 +76,11 @@ impl ArenaSink {
                     Some(i) => siblings.get(i - 1).copied(),
                     None => siblings.last().copied(),
                 };
-                if let Some(prev) = before {
-                    if let NodeData::Text(existing) = &mut nodes[prev].data {
-                        existing.push_str(&text);
-                        return;
-                    }
+                if let Some(prev) = before
+                    && let NodeData::Text(existing) = &mut nodes[prev].data
+                {
+                    existing.push_str(&text);
+                    return;
                 }
                 drop(nodes);
                 self.push(NodeData::Text(String::from(&*text)))
@@ -116,8 +116,7 @@ impl TreeSink for ArenaSink {
     }
 
     fn elem_name<'a>(&'a self, target: &'a NodeId) -> Ref<'a, QualName> {
-        Ref::filter_map(self.nodes.borrow(), |nodes| nodes.get(*target).and_then(Node::element).map(|e| &e.name))
-            .unwrap_or_else(|_| self.placeholder.borrow())
+        Ref::filter_map(self.nodes.borrow(), |nodes| nodes.get(*target).and_then(Node::element).map(|e| &e.name)).unwrap_or_else(|_| self.placeholder.borrow())
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {

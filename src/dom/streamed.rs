@@ -138,10 +138,13 @@ mod tests {
     fn text(html: &str) -> String {
         let dom = Dom::parse(html, DomLimits { max_elements: 10_000, deadline: None }).expect("small page");
         let body = dom.body().expect("a body");
-        dom.descendants(body).filter_map(|id| match &dom.nodes[id].data {
-            crate::dom::NodeData::Text(t) => Some(t.as_str()),
-            _ => None,
-        }).collect::<Vec<_>>().join("|")
+        dom.descendants(body)
+            .filter_map(|id| match &dom.nodes[id].data {
+                crate::dom::NodeData::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("|")
     }
 
     #[test]

@@ -55,8 +55,25 @@ pub const FOR_EXTRACTION: Prepass = Prepass {
     drop_attr_prefixes: &[],
     drop_unselected_prefixes: &[],
     keep_only: &[
-        b"class", b"id", b"style", b"hidden", b"role", b"aria-hidden", b"name", b"property", b"content", b"type", b"color", b"face", b"size",
-        b"shadowrootmode", b"charset", b"http-equiv", b"encoding", b"lang", b"xml:lang",
+        b"class",
+        b"id",
+        b"style",
+        b"hidden",
+        b"role",
+        b"aria-hidden",
+        b"name",
+        b"property",
+        b"content",
+        b"type",
+        b"color",
+        b"face",
+        b"size",
+        b"shadowrootmode",
+        b"charset",
+        b"http-equiv",
+        b"encoding",
+        b"lang",
+        b"xml:lang",
     ],
 };
 
@@ -88,8 +105,7 @@ pub const FOR_RENDERING: Prepass = Prepass {
 
 /// html5ever compares the attributes of these (the "Noah's Ark" clause of the active
 /// formatting elements), so dropping one could change the tree: they keep all of theirs.
-const FORMATTING: &[&[u8]] =
-    &[b"a", b"b", b"big", b"code", b"em", b"font", b"i", b"nobr", b"s", b"small", b"strike", b"strong", b"tt", b"u"];
+const FORMATTING: &[&[u8]] = &[b"a", b"b", b"big", b"code", b"em", b"font", b"i", b"nobr", b"s", b"small", b"strike", b"strong", b"tt", b"u"];
 
 /// Elements whose content the tokenizer reads as text up to their end tag: a `<` inside
 /// them opens no tag.
@@ -317,9 +333,9 @@ impl<'h> Cutter<'h> {
 /// Whether `tag` (what follows a `<`) starts a `<pre>` or `<listing>`, whose first newline the
 /// parser drops: the run after it stays whole, so no text node disappears with it.
 fn keeps_leading_newline(tag: &[u8]) -> bool {
-    [b"pre".as_slice(), b"listing"].iter().any(|name| {
-        starts_with_ignore_case(tag, name) && tag.get(name.len()).is_none_or(|&b| is_space(b) || b == b'/' || b == b'>')
-    })
+    [b"pre".as_slice(), b"listing"]
+        .iter()
+        .any(|name| starts_with_ignore_case(tag, name) && tag.get(name.len()).is_none_or(|&b| is_space(b) || b == b'/' || b == b'>'))
 }
 
 fn is_formatting(tag: &[u8]) -> bool {

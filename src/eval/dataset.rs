@@ -53,10 +53,7 @@ pub fn load(dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
     } else if gt_file.is_file() {
         load_scrapinghub(dir, &gt_file)
     } else {
-        Err(EvalError::Dataset(format!(
-            "{}: neither a WCXB folder (ground-truth/) nor a Scrapinghub one (ground-truth.json)",
-            dir.display()
-        )))
+        Err(EvalError::Dataset(format!("{}: neither a WCXB folder (ground-truth/) nor a Scrapinghub one (ground-truth.json)", dir.display())))
     }
 }
 

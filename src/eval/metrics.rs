@@ -51,8 +51,7 @@ pub fn words(text: &str) -> Vec<String> {
 
 fn is_mark(c: char) -> bool {
     // Combining marks belong to \w in Python's `re`; the common blocks suffice here.
-    matches!(c as u32, 0x0300..=0x036F | 0x0900..=0x0DFF | 0x0E31..=0x0E4E | 0x3099..=0x309A)
-        && !c.is_alphanumeric()
+    matches!(c as u32, 0x0300..=0x036F | 0x0900..=0x0DFF | 0x0E31..=0x0E4E | 0x3099..=0x309A) && !c.is_alphanumeric()
 }
 
 fn bag(tokens: &[String]) -> HashMap<&str, usize> {
@@ -174,10 +173,12 @@ mod tests {
         let mut seed = 7u64;
         for round in 0..50 {
             let mut make = |n: usize| -> Vec<String> {
-                (0..n).map(|_| {
-                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-                    format!("w{}", (seed >> 33) % 5)
-                }).collect()
+                (0..n)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                        format!("w{}", (seed >> 33) % 5)
+                    })
+                    .collect()
             };
             let a = make(round * 7 % 150 + 1);
             let b = make(round * 13 % 170);

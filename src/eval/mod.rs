@@ -11,8 +11,8 @@ use rayon::prelude::*;
 
 use crate::classify::{Classifier, ClassifyError, Features, NetInput, Prediction};
 use crate::dom::{Dom, DomLimits, FOR_RENDERING};
-use crate::render::{Picture, RenderOptions, render_lite};
 use crate::extract::{ExtractLimits, Extractor, Genre, PageAnalysis, all_text};
+use crate::render::{Picture, RenderOptions, render_lite};
 pub use dataset::{GoldPage, load};
 use metrics::{Prf, cosine, lcs_prf, snippets, word_prf, words};
 
@@ -238,11 +238,7 @@ pub fn report(dataset: &str, extractors: &[Extractor], scores: Vec<PageScore>, g
                 by_extractor.insert(extractor.name(), Means::of(&group));
             }
         }
-        let guesses: Vec<bool> = in_split
-            .iter()
-            .filter(|s| s.extractor == Extractor::Goce)
-            .filter_map(|s| s.used_genre.map(|g| g == s.genre))
-            .collect();
+        let guesses: Vec<bool> = in_split.iter().filter(|s| s.extractor == Extractor::Goce).filter_map(|s| s.used_genre.map(|g| g == s.genre)).collect();
         if !guesses.is_empty() {
             accuracy.insert(split.name(), guesses.iter().filter(|&&ok| ok).count() as f64 / guesses.len() as f64);
         }
@@ -269,13 +265,9 @@ pub fn render_table(report: &Report, split: Split) -> String {
         out += &format!(" {name:>15}");
     }
     out.push('\n');
-    let rows: [(&str, fn(&Means) -> f64); 5] = [
-        ("P (LCS)", |m| m.lcs_precision),
-        ("R (LCS)", |m| m.lcs_recall),
-        ("F1 (LCS)", |m| m.lcs_f1),
-        ("cosine", |m| m.cosine),
-        ("word F1", |m| m.word_f1),
-    ];
+    type MetricRow = (&'static str, fn(&Means) -> f64);
+    let rows: [MetricRow; 5] =
+        [("P (LCS)", |m| m.lcs_precision), ("R (LCS)", |m| m.lcs_recall), ("F1 (LCS)", |m| m.lcs_f1), ("cosine", |m| m.cosine), ("word F1", |m| m.word_f1)];
     for subset in ["article", "list-view", "all"] {
         let Some(by_extractor) = by_subset.get(subset) else { continue };
         let n = by_extractor.values().next().map_or(0, |m| m.pages);

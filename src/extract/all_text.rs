@@ -25,7 +25,6 @@ const HIDDEN_ELEMENTS: &str = "template, svg, math, select, datalist, object";
 /// Elements between two looks at the clock.
 const TIME_CHECK_EVERY: usize = 256;
 
-
 #[derive(Default)]
 struct State {
     text: String,
@@ -90,44 +89,44 @@ pub fn all_text(html: &str, limits: &ExtractLimits) -> Result<Extraction, Extrac
     let mut rewriter = HtmlRewriter::new(
         Settings::new()
             .append_element_content_handler(element!("*", move |el| {
-                    let mut st = s_count.borrow_mut();
-                    st.elements += 1;
-                    if st.elements == 1 && el.tag_name() == "html" {
-                        st.lang = el.get_attribute("lang").map(|l| l.trim().to_string()).filter(|l| !l.is_empty());
-                    }
-                    if st.elements > max_elements {
-                        return Err(Box::new(ExtractError::TooManyElements(max_elements)));
-                    }
-                    if st.elements % TIME_CHECK_EVERY == 0 && Instant::now() > deadline {
-                        return Err(Box::new(ExtractError::TimeLimit(max_page_time)));
-                    }
-                    Ok(())
-                }))
+                let mut st = s_count.borrow_mut();
+                st.elements += 1;
+                if st.elements == 1 && el.tag_name() == "html" {
+                    st.lang = el.get_attribute("lang").map(|l| l.trim().to_string()).filter(|l| !l.is_empty());
+                }
+                if st.elements > max_elements {
+                    return Err(Box::new(ExtractError::TooManyElements(max_elements)));
+                }
+                if st.elements % TIME_CHECK_EVERY == 0 && Instant::now() > deadline {
+                    return Err(Box::new(ExtractError::TimeLimit(max_page_time)));
+                }
+                Ok(())
+            }))
             .append_element_content_handler(element!(BLOCK_SELECTOR.as_str(), move |el| {
-                    s_block.borrow_mut().newline();
-                    let st = s_block.clone();
-                    if el.can_have_content() {
-                        let on_end: EndTagHandler<'static> = Box::new(move |_end| {
-                            st.borrow_mut().newline();
-                            Ok(())
-                        });
-                        el.on_end_tag(on_end)?;
-                    }
-                    Ok(())
-                }))
+                s_block.borrow_mut().newline();
+                let st = s_block.clone();
+                if el.can_have_content() {
+                    let on_end: EndTagHandler<'static> = Box::new(move |_end| {
+                        st.borrow_mut().newline();
+                        Ok(())
+                    });
+                    el.on_end_tag(on_end)?;
+                }
+                Ok(())
+            }))
             .append_element_content_handler(element!(HIDDEN_ELEMENTS, move |el| {
-                    if el.can_have_content() && !el.is_self_closing() {
-                        s_hidden.borrow_mut().hidden_depth += 1;
-                        let st = s_hidden.clone();
-                        let on_end: EndTagHandler<'static> = Box::new(move |_end| {
-                            let mut st = st.borrow_mut();
-                            st.hidden_depth = st.hidden_depth.saturating_sub(1);
-                            Ok(())
-                        });
-                        el.on_end_tag(on_end)?;
-                    }
-                    Ok(())
-                }))
+                if el.can_have_content() && !el.is_self_closing() {
+                    s_hidden.borrow_mut().hidden_depth += 1;
+                    let st = s_hidden.clone();
+                    let on_end: EndTagHandler<'static> = Box::new(move |_end| {
+                        let mut st = st.borrow_mut();
+                        st.hidden_depth = st.hidden_depth.saturating_sub(1);
+                        Ok(())
+                    });
+                    el.on_end_tag(on_end)?;
+                }
+                Ok(())
+            }))
             .append_element_content_handler(element!("noscript", move |el| {
                 if !el.can_have_content() {
                     return Ok(());
@@ -166,10 +165,10 @@ pub fn all_text(html: &str, limits: &ExtractLimits) -> Result<Extraction, Extrac
                 Ok(())
             }))
             .append_element_content_handler(element!("title", move |_el| {
-                    let mut st = s_title.borrow_mut();
-                    st.in_title = st.title.is_none() && st.hidden_depth == 0;
-                    Ok(())
-                }))
+                let mut st = s_title.borrow_mut();
+                st.in_title = st.title.is_none() && st.hidden_depth == 0;
+                Ok(())
+            }))
             .append_document_content_handler(doc_text!(move |chunk| {
                 let mut st = s_text.borrow_mut();
                 let text_type = chunk.text_type();
@@ -207,10 +206,10 @@ pub fn all_text(html: &str, limits: &ExtractLimits) -> Result<Extraction, Extrac
     );
     let written = rewriter.write(html.as_bytes()).and_then(|()| rewriter.end());
     if let Err(e) = written {
-        if let lol_html::errors::RewritingError::ContentHandlerError(inner) = &e {
-            if let Some(limit) = inner.downcast_ref::<ExtractError>() {
-                return Err(limit.clone());
-            }
+        if let lol_html::errors::RewritingError::ContentHandlerError(inner) = &e
+            && let Some(limit) = inner.downcast_ref::<ExtractError>()
+        {
+            return Err(limit.clone());
         }
         return Err(ExtractError::Parse(e.to_string()));
     }
@@ -244,14 +243,18 @@ mod tests {
 
     #[test]
     fn blocks_on_their_own_lines_and_inline_runs_joined() {
-        let e = extract("<html><head><title> A &amp; B </title></head><body><h1>Head</h1><p>One <b>bold</b> word.</p><div><span>x</span></div>y<ul><li>i1</li><li>i2</ul></body>");
+        let e = extract(
+            "<html><head><title> A &amp; B </title></head><body><h1>Head</h1><p>One <b>bold</b> word.</p><div><span>x</span></div>y<ul><li>i1</li><li>i2</ul></body>",
+        );
         assert_eq!(e.title.as_deref(), Some("A & B"));
         assert_eq!(e.text, "Head\nOne bold word.\nx\ny\ni1\ni2");
     }
 
     #[test]
     fn scripts_styles_comments_and_hidden_markup_are_dropped() {
-        let e = extract("<p>keep</p><script>var x = '<p>no</p>';</script><style>p{}</style><!-- gone --><template>tpl</template><svg><title>icon</title><text>svg</text></svg><p>also &eacute;t&eacute;</p>");
+        let e = extract(
+            "<p>keep</p><script>var x = '<p>no</p>';</script><style>p{}</style><!-- gone --><template>tpl</template><svg><title>icon</title><text>svg</text></svg><p>also &eacute;t&eacute;</p>",
+        );
         assert_eq!(e.text, "keep\nalso été");
         assert_eq!(e.title, None);
     }

@@ -25,12 +25,9 @@ fn descend(view: &View<'_>, profile: &ArticleProfile, beside: &mut Vec<NodeId>) 
     let mut node = view.start();
     loop {
         // Line 2: childEle ← element.allChild
-        let children: Vec<NodeId> = view
-            .children(node)
-            .filter(|&c| !profile.ignore_empty_children || view.words[c] > 0)
-            .collect();
+        let children: Vec<NodeId> = view.children(node).filter(|&c| !profile.ignore_empty_children || view.words[c] > 0).collect();
         match children.len() {
-            0 => return node,                  // lines 3-4
+            0 => return node, // lines 3-4
             1 => {
                 // Lines 5-6, unless the child is a paragraph-level block.
                 if profile.stop_at.contains(&view.tag(children[0])) {
@@ -50,9 +47,9 @@ fn descend(view: &View<'_>, profile: &ArticleProfile, beside: &mut Vec<NodeId>) 
         let repeated = profile.stop_at_repeated > 0 && siblings_like(view, &children, m1) >= profile.stop_at_repeated;
         if lm1 - lm2 > std_dev && share >= profile.min_child_share && !profile.stop_at.contains(&view.tag(m1)) && !repeated {
             if profile.sibling_paragraph_words > 0 {
-                beside.extend(children.iter().copied().filter(|&c| {
-                    c != m1 && profile.stop_at.contains(&view.tag(c)) && view.words[c] >= profile.sibling_paragraph_words
-                }));
+                beside.extend(
+                    children.iter().copied().filter(|&c| c != m1 && profile.stop_at.contains(&view.tag(c)) && view.words[c] >= profile.sibling_paragraph_words),
+                );
             }
             node = m1;
         } else {
@@ -104,8 +101,7 @@ mod tests {
         view.text_of(&[article_node(&view, profile)])
     }
 
-    const FIGURE_3: &str =
-        r#"<html><div class="main-part"><p id="1">Hello world,</p><p id="2">this is some text</p></div></html>"#;
+    const FIGURE_3: &str = r#"<html><div class="main-part"><p id="1">Hello world,</p><p id="2">this is some text</p></div></html>"#;
 
     #[test]
     fn the_papers_figure_3_element_text_and_algorithm_1_on_it() {
@@ -144,7 +140,9 @@ mod tests {
         // One long paragraph among short ones: the paper descends into it and loses the rest.
         let html = format!(
             "<body><div class=post><p>{}</p><p>{}</p><p>{}</p></div><div class=share>Share this</div></body>",
-            "long ".repeat(80), "short ".repeat(20), "tiny ".repeat(10)
+            "long ".repeat(80),
+            "short ".repeat(20),
+            "tiny ".repeat(10)
         );
         assert_eq!(article(&html, &ARTICLE_PAPER).split_whitespace().count(), 80);
         let improved = article(&html, &ARTICLE);

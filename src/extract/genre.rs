@@ -45,9 +45,7 @@ pub fn guess(list: &ListAnalysis<'_>) -> Genre {
     let total = f64::from(list.view.words[list.view.start()].max(1));
     match &list.choice {
         Some(choice)
-            if choice.occurrences >= GUESS.min_items
-                && choice.words as f64 / total >= GUESS.min_share
-                && choice.average_words() <= GUESS.max_item_words =>
+            if choice.occurrences >= GUESS.min_items && choice.words as f64 / total >= GUESS.min_share && choice.average_words() <= GUESS.max_item_words =>
         {
             Genre::ListView
         }

@@ -85,18 +85,18 @@ pub fn choose(view: &View<'_>, profile: &ListViewProfile) -> Option<ListChoice> 
 /// The text to output for a choice: the items, or (improved profile) the smallest
 /// element holding them all when it is not much wordier than they are.
 pub fn output_roots(view: &View<'_>, choice: &ListChoice, profile: &ListViewProfile) -> Vec<NodeId> {
-    if profile.container_slack > 0.0 {
-        if let Some(mut container) = common_ancestor(view, &choice.items) {
-            let words = f64::from(view.words[container]);
-            if words <= profile.container_slack * choice.words as f64 {
-                while let Some(parent) = view.dom.nodes[container].parent.filter(|&p| view.dom.element(p).is_some()) {
-                    if f64::from(view.words[parent]) > profile.climb_slack * f64::from(view.words[container]) {
-                        break;
-                    }
-                    container = parent;
+    if profile.container_slack > 0.0
+        && let Some(mut container) = common_ancestor(view, &choice.items)
+    {
+        let words = f64::from(view.words[container]);
+        if words <= profile.container_slack * choice.words as f64 {
+            while let Some(parent) = view.dom.nodes[container].parent.filter(|&p| view.dom.element(p).is_some()) {
+                if f64::from(view.words[parent]) > profile.climb_slack * f64::from(view.words[container]) {
+                    break;
                 }
-                return vec![container];
+                container = parent;
             }
+            return vec![container];
         }
     }
     choice.items.clone()

@@ -195,7 +195,13 @@ impl Extractor {
     }
 
     /// [`Self::extract`] with the classifier's page-type probabilities, which `combined` reads.
-    pub fn extract_with(self, html: &str, genre: Option<Genre>, page_types: Option<[f32; PAGE_TYPE_COUNT]>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
+    pub fn extract_with(
+        self,
+        html: &str,
+        genre: Option<Genre>,
+        page_types: Option<[f32; PAGE_TYPE_COUNT]>,
+        limits: &ExtractLimits,
+    ) -> Result<Extraction, ExtractError> {
         if self == Self::AllText {
             return all_text(html, limits);
         }

@@ -92,8 +92,7 @@ impl BoilerplateNames {
     const MAX_WORD: usize = 32;
 
     fn new(lists: &[&[&'static str]]) -> Self {
-        let words: foldhash::HashSet<&'static [u8]> =
-            lists.iter().flat_map(|l| l.iter()).map(|w| w.as_bytes()).filter(|w| w.len() <= Self::MAX_WORD).collect();
+        let words: foldhash::HashSet<&'static [u8]> = lists.iter().flat_map(|l| l.iter()).map(|w| w.as_bytes()).filter(|w| w.len() <= Self::MAX_WORD).collect();
         debug_assert!(words.iter().all(|w| !w.iter().any(u8::is_ascii_uppercase)), "boilerplate words are lower case");
         let min_len = words.iter().map(|w| w.len()).min().unwrap_or(0);
         let max_len = words.iter().map(|w| w.len()).max().unwrap_or(0);
@@ -128,15 +127,13 @@ impl BoilerplateNames {
 
 /// Class names that CSS frameworks hide (Bootstrap, Tailwind, Foundation, WordPress's
 /// screen-reader text), matched as whole class tokens.
-const HIDDEN_CLASSES: &[&str] =
-    &["hide", "hidden", "d-none", "is-hidden", "invisible", "visually-hidden", "sr-only", "screen-reader-text"];
+const HIDDEN_CLASSES: &[&str] = &["hide", "hidden", "d-none", "is-hidden", "invisible", "visually-hidden", "sr-only", "screen-reader-text"];
 
 /// A hidden class with a responsive "show" beside it (`hidden md:block`,
 /// `d-none d-lg-flex`) hides the element on small screens only.
 fn shown_at_some_width(token: &str) -> bool {
     let display = token.rsplit([':', '-']).next().unwrap_or_default();
-    (token.contains(':') || (token.starts_with("d-") && token != "d-none"))
-        && matches!(display, "block" | "flex" | "grid" | "inline" | "table" | "contents")
+    (token.contains(':') || (token.starts_with("d-") && token != "d-none")) && matches!(display, "block" | "flex" | "grid" | "inline" | "table" | "contents")
 }
 
 fn is_hidden(e: &Element) -> bool {
@@ -144,10 +141,7 @@ fn is_hidden(e: &Element) -> bool {
     e.attrs.iter().any(|(name, value)| match *name {
         local_name!("hidden") => true,
         local_name!("aria-hidden") => value.trim().eq_ignore_ascii_case("true"),
-        local_name!("class") => {
-            value.split_ascii_whitespace().any(|t| HIDDEN_CLASSES.contains(&t))
-                && !value.split_ascii_whitespace().any(shown_at_some_width)
-        }
+        local_name!("class") => value.split_ascii_whitespace().any(|t| HIDDEN_CLASSES.contains(&t)) && !value.split_ascii_whitespace().any(shown_at_some_width),
         local_name!("style") => hides_by_style(value),
         _ => false,
     })
@@ -165,8 +159,7 @@ fn hides_by_style(style: &str) -> bool {
 
 /// The paper's pre-processing: the text of an element is what a browser's text
 /// getter returns, so only scripts, styles and templates are left out.
-pub const PAPER_PRUNE: PruneRules =
-    PruneRules {
+pub const PAPER_PRUNE: PruneRules = PruneRules {
     tags: &[],
     chrome_tags: &[],
     hidden: false,
@@ -183,10 +176,48 @@ pub const PAPER_PRUNE: PruneRules =
 /// `elementor-widget`, so the rule removed whole pages block by block) and "cmp"
 /// (Adobe Experience Manager's core components are all `cmp-*`).
 const WIDGETS: &[&str] = &[
-    "cookie", "cookies", "consent", "gdpr", "banner", "share", "sharing", "social", "newsletter",
-    "subscribe", "subscription", "signup", "breadcrumb", "breadcrumbs", "advert", "advertisement", "adslot", "sponsored", "promo", "popup", "modal", "overlay", "sidebar", "skip", "menu", "navbar",
-    "nav", "navigation", "footer", "masthead", "toolbar", "related", "recommended", "trending", "outbrain",
-    "taboola", "print", "login", "tags", "tagcloud", "pagination", "pager",
+    "cookie",
+    "cookies",
+    "consent",
+    "gdpr",
+    "banner",
+    "share",
+    "sharing",
+    "social",
+    "newsletter",
+    "subscribe",
+    "subscription",
+    "signup",
+    "breadcrumb",
+    "breadcrumbs",
+    "advert",
+    "advertisement",
+    "adslot",
+    "sponsored",
+    "promo",
+    "popup",
+    "modal",
+    "overlay",
+    "sidebar",
+    "skip",
+    "menu",
+    "navbar",
+    "nav",
+    "navigation",
+    "footer",
+    "masthead",
+    "toolbar",
+    "related",
+    "recommended",
+    "trending",
+    "outbrain",
+    "taboola",
+    "print",
+    "login",
+    "tags",
+    "tagcloud",
+    "pagination",
+    "pager",
 ];
 
 /// Article pages only: comment and review sections, which WCXB's gold leaves out of
@@ -195,10 +226,8 @@ const WIDGETS: &[&str] = &[
 const ARTICLE_ONLY_WIDGETS: &[&str] = &["comment", "comments", "disqus", "respond", "replies", "reviews", "search"];
 
 /// Page chrome, controls and embedded objects: never main text.
-const CONTROL_TAGS: &[&str] = &[
-    "nav", "footer", "aside", "svg", "math", "iframe", "object", "embed", "canvas", "select", "button", "input",
-    "textarea", "option", "datalist",
-];
+const CONTROL_TAGS: &[&str] =
+    &["nav", "footer", "aside", "svg", "math", "iframe", "object", "embed", "canvas", "select", "button", "input", "textarea", "option", "datalist"];
 
 /// Usually boilerplate (a login or search form, a dialog), but some sites wrap the whole
 /// page in one: guarded by the share rule.
@@ -210,8 +239,7 @@ const HIDDEN_CONTENT_SHARE: f64 = 0.3;
 /// repeat for good reason (a price, "Yes" in a table) for no gain.
 const REPEATED_LINE_MIN_WORDS: usize = 2;
 
-pub const ARTICLE_PRUNE: PruneRules =
-    PruneRules {
+pub const ARTICLE_PRUNE: PruneRules = PruneRules {
     tags: CONTROL_TAGS,
     chrome_tags: CHROME_TAGS,
     hidden: true,
@@ -223,8 +251,7 @@ pub const ARTICLE_PRUNE: PruneRules =
     repeated_line_min_words: REPEATED_LINE_MIN_WORDS,
 };
 
-pub const LIST_VIEW_PRUNE: PruneRules =
-    PruneRules {
+pub const LIST_VIEW_PRUNE: PruneRules = PruneRules {
     tags: CONTROL_TAGS,
     chrome_tags: CHROME_TAGS,
     hidden: true,
@@ -298,15 +325,8 @@ pub enum ListKey {
     DepthTagFirstClass,
 }
 
-pub const LIST_VIEW_PAPER: ListViewProfile = ListViewProfile {
-    prune: PAPER_PRUNE,
-    top_n: 15,
-    key: ListKey::DepthClass,
-    classless: true,
-    min_occurrences: 1,
-    container_slack: 0.0,
-    climb_slack: 1.0,
-};
+pub const LIST_VIEW_PAPER: ListViewProfile =
+    ListViewProfile { prune: PAPER_PRUNE, top_n: 15, key: ListKey::DepthClass, classless: true, min_occurrences: 1, container_slack: 0.0, climb_slack: 1.0 };
 
 pub const LIST_VIEW: ListViewProfile = ListViewProfile {
     prune: LIST_VIEW_PRUNE,
@@ -333,7 +353,9 @@ mod tests {
     #[test]
     fn page_builder_blocks_named_widget_are_content() {
         let block = |i: usize| {
-            format!(r#"<div class="elementor-element elementor-widget elementor-widget-text-editor"><p>Paragraph {i} of the course description, with enough words to count.</p></div>"#)
+            format!(
+                r#"<div class="elementor-element elementor-widget elementor-widget-text-editor"><p>Paragraph {i} of the course description, with enough words to count.</p></div>"#
+            )
         };
         let html = format!("<body><main>{}</main></body>", (0..12).map(block).collect::<String>());
         assert_eq!(kept_words(&html, &ARTICLE_PRUNE), 12 * 11);
@@ -364,10 +386,8 @@ mod tests {
     #[test]
     fn search_is_boilerplate_on_article_pages_only() {
         let results: String = (0..10).map(|i| format!("<li>Result {i} title and its snippet</li>")).collect();
-        let page = format!(
-            r#"<body><div class="search-box">Search the site</div><p>{}</p><ol class="search-results">{results}</ol></body>"#,
-            "words ".repeat(300)
-        );
+        let page =
+            format!(r#"<body><div class="search-box">Search the site</div><p>{}</p><ol class="search-results">{results}</ol></body>"#, "words ".repeat(300));
         let all = kept_words(&page, &PAPER_PRUNE);
         assert_eq!(kept_words(&page, &LIST_VIEW_PRUNE), all);
         assert_eq!(kept_words(&page, &ARTICLE_PRUNE), all - 3);

@@ -47,7 +47,7 @@ impl PageCounts {
         let mut depth = vec![0u32; n];
         for &id in &order {
             let parent = dom.nodes[id].parent;
-            readable[id] = !parent.is_some_and(|p| !readable[p])
+            readable[id] = parent.is_none_or(|p| readable[p])
                 && match &dom.nodes[id].data {
                     NodeData::Element(e) => !super::profile::always_dropped(e.tag()),
                     NodeData::Other => false,
@@ -58,10 +58,14 @@ impl PageCounts {
                 _ => 0,
             };
         }
-        let own_words: Vec<u32> = dom.nodes.iter().map(|n| match &n.data {
-            NodeData::Text(t) => word_count(t),
-            _ => 0,
-        }).collect();
+        let own_words: Vec<u32> = dom
+            .nodes
+            .iter()
+            .map(|n| match &n.data {
+                NodeData::Text(t) => word_count(t),
+                _ => 0,
+            })
+            .collect();
         let readable_words = count_words(dom, &order, &readable, &own_words);
         Self { order, own_words, readable_words, link_words: OnceLock::new(), depth }
     }
@@ -69,10 +73,48 @@ impl PageCounts {
 
 /// Elements that start a new line (HTML's block-level and table elements).
 pub(crate) const BLOCK_TAGS: &[&str] = &[
-    "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt",
-    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
-    "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th",
-    "thead", "tr", "ul",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "br",
+    "caption",
+    "dd",
+    "details",
+    "dialog",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "ul",
 ];
 
 pub(crate) fn is_block(tag: &str) -> bool {
@@ -87,11 +129,7 @@ impl<'a> View<'a> {
     /// A view over counts already made of `dom` (by [`PageCounts::new`]).
     pub fn with_counts(dom: &'a Dom, counts: Arc<PageCounts>, rules: &PruneRules) -> Self {
         let PageCounts { order, own_words, readable_words, .. } = &*counts;
-        let link_words: &[u32] = if rules.max_link_density < 1.0 {
-            counts.link_words.get_or_init(|| count_link_words(dom, order, own_words))
-        } else {
-            &[]
-        };
+        let link_words: &[u32] = if rules.max_link_density < 1.0 { counts.link_words.get_or_init(|| count_link_words(dom, order, own_words)) } else { &[] };
         let limit = (f64::from(readable_words[DOCUMENT]) * rules.max_dropped_share) as u32;
         let hidden_limit = (f64::from(readable_words[DOCUMENT]) * rules.max_hidden_share) as u32;
         let names = rules.names();

@@ -192,8 +192,7 @@ pub fn read_manifest(path: &Path) -> Result<Manifest, OutputError> {
 pub fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<PathBuf, OutputError> {
     let path = manifest_path(dir, &manifest.stem);
     let temp = dir.join(format!(".{}.manifest.parquet.tmp-{}", manifest.stem, std::process::id()));
-    let json = serde_json::to_string_pretty(manifest)
-        .map_err(|source| OutputError::Manifest { path: path.clone(), source })?;
+    let json = serde_json::to_string_pretty(manifest).map_err(|source| OutputError::Manifest { path: path.clone(), source })?;
     let file = File::create(&temp).map_err(|e| OutputError::io(&temp, e))?;
     let props = WriterProperties::builder().set_created_by(format!("goce-warc {}", env!("CARGO_PKG_VERSION"))).build();
     let mut writer = ArrowWriter::try_new(file, schema(), Some(props))?;

@@ -11,8 +11,8 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use sha2::{Digest, Sha256};
 
-use super::schema::{Row, schema, to_batch};
 use super::OutputError;
+use super::schema::{Row, schema, to_batch};
 
 /// Rows per Arrow batch handed to the Parquet writer.
 const BATCH_ROWS: usize = 256;

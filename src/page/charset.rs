@@ -106,18 +106,11 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
             let value = tag[pos + 7..].trim_start();
             if let Some(value) = value.strip_prefix('=') {
                 let value = value.trim_start().trim_start_matches(['"', '\'']);
-                let label: String = value
-                    .chars()
-                    .take_while(|c| !matches!(c, '"' | '\'' | ';' | ' ' | '/' | '>' | '\t' | '\n' | '\r'))
-                    .collect();
+                let label: String = value.chars().take_while(|c| !matches!(c, '"' | '\'' | ';' | ' ' | '/' | '>' | '\t' | '\n' | '\r')).collect();
                 if let Some(encoding) = Encoding::for_label(label.as_bytes()) {
                     // A page that reached us as bytes cannot really be UTF-16 if its meta
                     // tag was readable as ASCII (HTML standard).
-                    return Some(if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
-                        UTF_8
-                    } else {
-                        encoding
-                    });
+                    return Some(if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE { UTF_8 } else { encoding });
                 }
             }
         }

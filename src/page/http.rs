@@ -60,8 +60,7 @@ fn parser_config() -> httparse::ParserConfig {
 }
 
 fn parse_h2_head(block: &[u8]) -> Result<HttpHead, PageError> {
-    let line_end = memchr::memchr(b'\n', block)
-        .ok_or_else(|| PageError::BadHttpHead("no status line".into()))?;
+    let line_end = memchr::memchr(b'\n', block).ok_or_else(|| PageError::BadHttpHead("no status line".into()))?;
     let line = String::from_utf8_lossy(&block[..line_end]);
     let status = line
         .split_whitespace()
@@ -70,9 +69,7 @@ fn parse_h2_head(block: &[u8]) -> Result<HttpHead, PageError> {
         .ok_or_else(|| PageError::BadHttpHead(format!("bad status line {:?}", line.trim())))?;
     let mut headers = vec![httparse::EMPTY_HEADER; MAX_HEADER_SLOTS];
     match httparse::parse_headers(&block[line_end + 1..], &mut headers) {
-        Ok(httparse::Status::Complete((len, fields))) => {
-            Ok(head_from_fields(status, fields, line_end + 1 + len))
-        }
+        Ok(httparse::Status::Complete((len, fields))) => Ok(head_from_fields(status, fields, line_end + 1 + len)),
         Ok(httparse::Status::Partial) => Err(PageError::BadHttpHead("the HTTP head has no end".into())),
         Err(e) => Err(PageError::BadHttpHead(e.to_string())),
     }
@@ -108,8 +105,7 @@ pub fn dechunk(payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len());
     let mut rest = payload;
     let mut chunks = 0;
-    loop {
-        let Some(line_end) = memchr::memchr(b'\n', rest) else { break };
+    while let Some(line_end) = memchr::memchr(b'\n', rest) {
         let line = &rest[..line_end];
         let size_text = line.split(|&b| b == b';').next().unwrap_or_default();
         let size_text = std::str::from_utf8(size_text).unwrap_or("").trim();
@@ -148,26 +144,19 @@ pub fn decode_content(encoding: &str, payload: Vec<u8>, limit: usize) -> Result<
             }
             // Servers send both zlib-wrapped and raw deflate under this name.
             let zlib = flate2::read::ZlibDecoder::new(&payload[..]).take(limit).read_to_end(&mut out);
-            if zlib.is_err() && out.is_empty() {
-                flate2::read::DeflateDecoder::new(&payload[..]).take(limit).read_to_end(&mut out)
-            } else {
-                zlib
-            }
+            if zlib.is_err() && out.is_empty() { flate2::read::DeflateDecoder::new(&payload[..]).take(limit).read_to_end(&mut out) } else { zlib }
         }
         "br" => {
             if looks_like_html(&payload) {
                 return Ok(payload);
             }
-            brotli_decompressor::Decompressor::new(&payload[..], 64 << 10)
-                .take(limit)
-                .read_to_end(&mut out)
+            brotli_decompressor::Decompressor::new(&payload[..], 64 << 10).take(limit).read_to_end(&mut out)
         }
         "zstd" => {
             if !payload.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
                 return Ok(payload);
             }
-            zstd::stream::read::Decoder::new(&payload[..])
-                .and_then(|d| d.take(limit).read_to_end(&mut out))
+            zstd::stream::read::Decoder::new(&payload[..]).and_then(|d| d.take(limit).read_to_end(&mut out))
         }
         other => return Err(PageError::BadContentEncoding(format!("unknown content encoding {other:?}"))),
     };

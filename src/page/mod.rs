@@ -209,18 +209,11 @@ fn check_text(decoded: &charset::Decoded, filter: &PageFilter) -> Result<(), Pag
     let chars = chars.max(1);
     let share = decoded.replacements as f64 / chars as f64;
     if decoded.replacements > 16 && share > filter.max_replacement_share {
-        return Err(PageError::Undecodable(format!(
-            "{:.0}% of the characters are invalid in {}",
-            share * 100.0,
-            decoded.encoding.name()
-        )));
+        return Err(PageError::Undecodable(format!("{:.0}% of the characters are invalid in {}", share * 100.0, decoded.encoding.name())));
     }
     let share = controls as f64 / chars as f64;
     if controls > 16 && share > filter.max_replacement_share {
-        return Err(PageError::Undecodable(format!(
-            "{:.0}% of the characters are control characters: binary content",
-            share * 100.0
-        )));
+        return Err(PageError::Undecodable(format!("{:.0}% of the characters are control characters: binary content", share * 100.0)));
     }
     Ok(())
 }

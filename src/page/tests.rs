@@ -79,8 +79,10 @@ fn raw_chunked_and_gzip_payloads_are_decoded() {
 
 #[test]
 fn common_crawl_x_crawler_headers_are_not_undone_again() {
-    let p = page(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Crawler-Content-Encoding: gzip\r\n\
-        X-Crawler-Transfer-Encoding: chunked\r\n\r\n<p>already plain</p>");
+    let p = page(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Crawler-Content-Encoding: gzip\r\n\
+        X-Crawler-Transfer-Encoding: chunked\r\n\r\n<p>already plain</p>",
+    );
     assert_eq!(p.html, "<p>already plain</p>");
 }
 
@@ -99,10 +101,7 @@ fn broken_pages_are_reported_by_reason() {
 #[test]
 fn characters_and_controls_are_counted_as_by_character() {
     let by_character = |text: &str| {
-        let controls = text
-            .chars()
-            .filter(|&c| (c < ' ' && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) || ('\u{7f}'..='\u{9f}').contains(&c))
-            .count();
+        let controls = text.chars().filter(|&c| (c < ' ' && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) || ('\u{7f}'..='\u{9f}').contains(&c)).count();
         (text.chars().count(), controls)
     };
     for text in [

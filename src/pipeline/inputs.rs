@@ -111,11 +111,8 @@ pub fn read_paths_list(list: &Path, prefix: Option<&str>) -> Result<Vec<Input>, 
     let mut magic = [0u8; 2];
     let n = file.read(&mut magic).map_err(open_error)?;
     let file = File::open(list).map_err(open_error)?;
-    let reader: Box<dyn BufRead> = if n == 2 && magic == [0x1f, 0x8b] {
-        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file)))
-    } else {
-        Box::new(BufReader::new(file))
-    };
+    let reader: Box<dyn BufRead> =
+        if n == 2 && magic == [0x1f, 0x8b] { Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file))) } else { Box::new(BufReader::new(file)) };
     let mut inputs = Vec::new();
     for line in reader.lines() {
         let line = line.map_err(|e| PipelineError::Open { input: list.display().to_string(), source: e })?;
@@ -149,7 +146,10 @@ mod tests {
         all.sort();
         assert_eq!(all, items);
         let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
-        assert_eq!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "7"), ("SLURM_ARRAY_TASK_COUNT", "4"), ("SLURM_ARRAY_TASK_MIN", "5")])), Some(Ok(Shard { index: 2, count: 4 })));
+        assert_eq!(
+            Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "7"), ("SLURM_ARRAY_TASK_COUNT", "4"), ("SLURM_ARRAY_TASK_MIN", "5")])),
+            Some(Ok(Shard { index: 2, count: 4 }))
+        );
         assert_eq!(Shard::from_slurm(env(&[])), None);
         assert!(matches!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "9"), ("SLURM_ARRAY_TASK_COUNT", "4")])), Some(Err(_))));
     }
@@ -174,10 +174,7 @@ mod tests {
         std::fs::write(dir.path().join("list.paths.gz"), gz.finish().unwrap()).unwrap();
         for name in ["plain.paths", "list.paths.gz"] {
             let inputs = read_paths_list(&dir.path().join(name), Some("/data/")).unwrap();
-            assert_eq!(inputs, vec![
-                Input::File("/data/crawl-data/a.warc.gz".into()),
-                Input::File("/abs/b.warc.gz".into()),
-            ]);
+            assert_eq!(inputs, vec![Input::File("/data/crawl-data/a.warc.gz".into()), Input::File("/abs/b.warc.gz".into()),]);
         }
     }
 }

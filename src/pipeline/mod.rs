@@ -18,19 +18,17 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-pub use inputs::{Input, Shard, read_paths_list};
 use cpu_clock::thread_cpu_time;
+pub use inputs::{Input, Shard, read_paths_list};
 pub use progress::Progress;
 
 use crate::classify::{Classifier, Features, NetInput, PAGE_TYPE_COUNT, Prediction};
 use crate::dom::FOR_RENDERING;
 use crate::extract::combine::BlockTable;
-use crate::extract::{Extraction, ExtractLimits, Extractor, Genre, PageAnalysis, parse_page};
-use crate::render::{PageRenderer, Picture};
-use crate::output::{
-    Counts, Manifest, OutputError, Row, ShardWriter, StageSeconds, manifest_exists, parse_warc_date, remove_leftovers, write_manifest,
-};
+use crate::extract::{ExtractLimits, Extraction, Extractor, Genre, PageAnalysis, parse_page};
+use crate::output::{Counts, Manifest, OutputError, Row, ShardWriter, StageSeconds, manifest_exists, parse_warc_date, remove_leftovers, write_manifest};
 use crate::page::{Decision, PageFilter, ResponseRecord, decode_page, wants_record};
+use crate::render::{PageRenderer, Picture};
 use crate::warc::{Compression, Next, ReaderLimits, WarcReader};
 
 /// Records handed to the workers at a time.
@@ -322,7 +320,8 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
         drop(done_tx);
         stage_seconds.waiting_for_reader = reader_wait.as_secs_f64();
         stage_seconds.pipeline_full = full_wait.as_secs_f64();
-        let write_result = writer_thread.join().unwrap_or_else(|_| Err(OutputError::io(out_dir, std::io::Error::other("the classifier/writer thread panicked"))));
+        let write_result =
+            writer_thread.join().unwrap_or_else(|_| Err(OutputError::io(out_dir, std::io::Error::other("the classifier/writer thread panicked"))));
         let read = reader_thread.join().map_err(|_| std::io::Error::other("reader thread panicked"));
         (read, write_result)
     });
@@ -403,11 +402,7 @@ fn read_records(
                 counts.warc_bytes += record.block.len() as u64;
                 if wants_record(&record.header) {
                     batch_bytes += record.block.len();
-                    batch.push(ResponseRecord {
-                        header: record.header,
-                        block: record.block.to_vec(),
-                        offset: record.offset,
-                    });
+                    batch.push(ResponseRecord { header: record.header, block: record.block.to_vec(), offset: record.offset });
                 } else {
                     counts.count_filtered("not_response");
                 }
@@ -494,7 +489,8 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                         Err(e) => return skipped(crate::extract::ExtractError::Model(e.to_string())),
                     }
                 } else if config.extractor.uses_genre() {
-                    let both = [Genre::Article, Genre::ListView].map(|g| config.extractor.extract_parsed(&page.html, &page_analysis, Some(g), &config.extract_limits));
+                    let both =
+                        [Genre::Article, Genre::ListView].map(|g| config.extractor.extract_parsed(&page.html, &page_analysis, Some(g), &config.extract_limits));
                     match both {
                         [Ok(article), Ok(list_view)] => (article.clone(), Some(Box::new([article, list_view]))),
                         [Err(e), _] | [_, Err(e)] => return skipped(e),
@@ -640,7 +636,14 @@ fn finish_pending(processed: &mut Processed, prediction: Option<&Prediction>, co
     annotate(row);
 }
 
-fn render_page(renderer: &PageRenderer, html: &str, dom: &crate::dom::Dom, pictures: Option<&Path>, warc_file: &str, offset: Option<u64>) -> (RenderNote, Option<Picture>) {
+fn render_page(
+    renderer: &PageRenderer,
+    html: &str,
+    dom: &crate::dom::Dom,
+    pictures: Option<&Path>,
+    warc_file: &str,
+    offset: Option<u64>,
+) -> (RenderNote, Option<Picture>) {
     match renderer.render(html, dom) {
         Ok(rendered) => {
             let mut note = rendered.limit.map(crate::render::RenderLimit::name);

@@ -26,11 +26,7 @@ impl Progress {
             (true, Some(total)) => ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()),
             (true, None) => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
         };
-        let template = if total_bytes.is_some() {
-            "{elapsed_precise} [{bar:30}] {percent:>3}% {msg} ETA {eta}"
-        } else {
-            "{elapsed_precise} {spinner} {msg}"
-        };
+        let template = if total_bytes.is_some() { "{elapsed_precise} [{bar:30}] {percent:>3}% {msg} ETA {eta}" } else { "{elapsed_precise} {spinner} {msg}" };
         if let Ok(style) = ProgressStyle::with_template(template) {
             bar.set_style(style.progress_chars("=> "));
         }
@@ -47,11 +43,7 @@ impl Progress {
         let pages = self.pages_done.load(Ordering::Relaxed) + pages;
         let records = self.records_done.load(Ordering::Relaxed) + records;
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
-        self.bar.set_message(format!(
-            "{records} records, {pages} pages, {:.1} MB/s, {:.0} pages/s",
-            bytes as f64 / 1e6 / secs,
-            pages as f64 / secs
-        ));
+        self.bar.set_message(format!("{records} records, {pages} pages, {:.1} MB/s, {:.0} pages/s", bytes as f64 / 1e6 / secs, pages as f64 / secs));
     }
 
     /// Called after each input with its size and final counts.

@@ -218,7 +218,12 @@ impl Browser {
         let session = Some(self.session.clone());
         self.call(session.as_deref(), "Emulation.setScriptExecutionDisabled", json!({"value": true}), deadline)?;
         let side = viewport_width as u32;
-        self.call(session.as_deref(), "Emulation.setDeviceMetricsOverride", json!({"width": side, "height": side, "deviceScaleFactor": 1, "mobile": false}), deadline)?;
+        self.call(
+            session.as_deref(),
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": side, "height": side, "deviceScaleFactor": 1, "mobile": false}),
+            deadline,
+        )?;
         let tree = self.call(session.as_deref(), "Page.getFrameTree", json!({}), deadline)?;
         self.frame = tree["frameTree"]["frame"]["id"].as_str().ok_or_else(|| ChromeError::Protocol("no frame id".into()))?.to_owned();
         Ok(())

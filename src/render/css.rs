@@ -425,7 +425,13 @@ impl Stylesheet {
                     Key::Tag(t) => self.by_tag.entry(t.clone()).or_default().push(order),
                     Key::Any => self.any.push(order),
                 }
-                self.rules.push(Rule { hashes: AncestorHashes::new(selector, QuirksMode::NoQuirks), specificity: selector.specificity(), selector: selector.clone(), order, block });
+                self.rules.push(Rule {
+                    hashes: AncestorHashes::new(selector, QuirksMode::NoQuirks),
+                    specificity: selector.specificity(),
+                    selector: selector.clone(),
+                    order,
+                    block,
+                });
             }
         }
     }
@@ -457,7 +463,8 @@ impl Stylesheet {
         if candidates.is_empty() {
             return Vec::new();
         }
-        let mut context = MatchingContext::new(MatchingMode::Normal, Some(ancestors), caches, QuirksMode::NoQuirks, NeedsSelectorFlags::No, MatchingForInvalidation::No);
+        let mut context =
+            MatchingContext::new(MatchingMode::Normal, Some(ancestors), caches, QuirksMode::NoQuirks, NeedsSelectorFlags::No, MatchingForInvalidation::No);
         let mut matched: Vec<&Rule> = candidates
             .into_iter()
             .filter_map(|i| self.rules.get(i as usize))

@@ -12,8 +12,8 @@ use selectors::bloom::BloomFilter;
 use selectors::context::SelectorCaches;
 use taffy::prelude::TaffyZero;
 use taffy::style::{
-    AlignItems, AvailableSpace, Dimension, FlexDirection, FlexWrap, GridPlacement, GridTemplateComponent, GridTemplateRepetition, JustifyContent, LengthPercentage, LengthPercentageAuto,
-    MaxTrackSizingFunction, MinTrackSizingFunction, RepetitionCount, TrackSizingFunction,
+    AlignItems, AvailableSpace, Dimension, FlexDirection, FlexWrap, GridPlacement, GridTemplateComponent, GridTemplateRepetition, JustifyContent,
+    LengthPercentage, LengthPercentageAuto, MaxTrackSizingFunction, MinTrackSizingFunction, RepetitionCount, TrackSizingFunction,
 };
 use taffy::{Line, Rect, Size, TaffyTree};
 
@@ -257,7 +257,8 @@ pub fn build(dom: &Dom, sheet: &Stylesheet, viewport_width: f32, bounds: LayoutB
     // At most a box per node: sized up front, since growing taffy's tables one node at a
     // time (copies and fresh pages) took a sixth of the layout time.
     let tree = TaffyTree::with_capacity(dom.nodes.len().min(bounds.max_boxes.saturating_add(1)));
-    let mut builder = Builder { dom, sheet, sibling_index, caches: SelectorCaches::default(), ancestors: BloomFilter::new(), tree, bounds, boxes: 0, limit: None };
+    let mut builder =
+        Builder { dom, sheet, sibling_index, caches: SelectorCaches::default(), ancestors: BloomFilter::new(), tree, bounds, boxes: 0, limit: None };
     let root_style = Style::root();
     let mut page_background = None;
     let mut children = Vec::new();
@@ -276,17 +277,25 @@ pub fn build(dom: &Dom, sheet: &Stylesheet, viewport_width: f32, bounds: LayoutB
         }
     }
     let err = |e: taffy::TaffyError| LayoutError(e.to_string());
-    let root_taffy = taffy::Style { display: taffy::Display::Block, size: Size { width: Dimension::length(viewport_width), height: Dimension::auto() }, ..Default::default() };
+    let root_taffy = taffy::Style {
+        display: taffy::Display::Block,
+        size: Size { width: Dimension::length(viewport_width), height: Dimension::auto() },
+        ..Default::default()
+    };
     let root = builder.tree.new_with_children(root_taffy, &children).map_err(err)?;
     builder.tree.set_node_context(root, Some(BoxInfo::plain())).map_err(err)?;
     let Builder { mut tree, boxes, limit, .. } = builder;
-    tree.compute_layout_with_measure(root, Size { width: AvailableSpace::Definite(viewport_width), height: AvailableSpace::MaxContent }, |input, _node, context, _style| {
-        let size = match context.and_then(|c| c.leaf.as_ref()) {
-            Some(leaf) => measure(leaf, input.known_dimensions, input.available_space),
-            None => Size::ZERO,
-        };
-        taffy::LayoutOutput::from_sizes(size, Rect::ZERO)
-    })
+    tree.compute_layout_with_measure(
+        root,
+        Size { width: AvailableSpace::Definite(viewport_width), height: AvailableSpace::MaxContent },
+        |input, _node, context, _style| {
+            let size = match context.and_then(|c| c.leaf.as_ref()) {
+                Some(leaf) => measure(leaf, input.known_dimensions, input.available_space),
+                None => Size::ZERO,
+            };
+            taffy::LayoutOutput::from_sizes(size, Rect::ZERO)
+        },
+    )
     .map_err(err)?;
     Ok(Layout { tree, root, page_background, boxes, limit })
 }
@@ -355,7 +364,14 @@ impl Builder<'_> {
             return None;
         }
         let element = self.dom.element(id)?;
-        let info = BoxInfo { element: Some(id), visible: style.visible, background: style.background, border: style.border, border_color: style.border_color, leaf: None };
+        let info = BoxInfo {
+            element: Some(id),
+            visible: style.visible,
+            background: style.background,
+            border: style.border,
+            border_color: style.border_color,
+            leaf: None,
+        };
         if let Some(kind) = style::replaced_kind(element.tag()) {
             let (width, height) = replaced_size(kind, id, self.dom, &style);
             let leaf = Leaf::Replaced { kind, node: id, width, height };
@@ -370,7 +386,10 @@ impl Builder<'_> {
     /// The boxes of an element's children: block-level children as they are, inline content
     /// gathered into runs, atomic inlines into rows.
     fn children_boxes(&mut self, parent: NodeId, parent_style: &Style, depth: usize) -> Vec<taffy::NodeId> {
-        let items_mode = matches!(parent_style.display, Display::Flex | Display::InlineFlex | Display::Grid | Display::InlineGrid | Display::Table | Display::TableRowGroup | Display::TableRow);
+        let items_mode = matches!(
+            parent_style.display,
+            Display::Flex | Display::InlineFlex | Display::Grid | Display::InlineGrid | Display::Table | Display::TableRowGroup | Display::TableRow
+        );
         let mut out = Vec::new();
         let mut run = Run { segments: Vec::new(), align: Some(parent_style.text_align) };
         let mut row: Vec<taffy::NodeId> = Vec::new();
@@ -480,7 +499,27 @@ impl Builder<'_> {
             self.dom.element(d).is_some_and(|e| {
                 matches!(
                     e.tag(),
-                    "div" | "p" | "ul" | "ol" | "li" | "table" | "section" | "article" | "header" | "footer" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "figure" | "dl" | "form" | "blockquote" | "nav"
+                    "div"
+                        | "p"
+                        | "ul"
+                        | "ol"
+                        | "li"
+                        | "table"
+                        | "section"
+                        | "article"
+                        | "header"
+                        | "footer"
+                        | "h1"
+                        | "h2"
+                        | "h3"
+                        | "h4"
+                        | "h5"
+                        | "h6"
+                        | "figure"
+                        | "dl"
+                        | "form"
+                        | "blockquote"
+                        | "nav"
                 )
             })
         })
@@ -507,7 +546,13 @@ impl Builder<'_> {
             Align::End => JustifyContent::FLEX_END,
             Align::Start => JustifyContent::NORMAL,
         };
-        let style = taffy::Style { display: taffy::Display::Flex, flex_wrap: FlexWrap::Wrap, justify_content: justify, align_items: AlignItems::FLEX_START, ..Default::default() };
+        let style = taffy::Style {
+            display: taffy::Display::Flex,
+            flex_wrap: FlexWrap::Wrap,
+            justify_content: justify,
+            align_items: AlignItems::FLEX_START,
+            ..Default::default()
+        };
         let children = std::mem::take(row);
         out.extend(self.new_node(style, &children, BoxInfo::plain()));
     }
@@ -626,7 +671,10 @@ fn replaced_size(kind: Replaced, id: NodeId, dom: &Dom, style: &Style) -> (f32, 
             _ => (150.0, 1.4 * em),
         },
         Replaced::Button => {
-            let chars = dom.descendants(id).filter_map(|d| if let NodeData::Text(t) = &dom.nodes[d].data { Some(t.trim().chars().count()) } else { None }).sum::<usize>();
+            let chars = dom
+                .descendants(id)
+                .filter_map(|d| if let NodeData::Text(t) = &dom.nodes[d].data { Some(t.trim().chars().count()) } else { None })
+                .sum::<usize>();
             (((chars.min(40) as f32) * CHAR_WIDTH_EM + 1.5) * em, 1.6 * em)
         }
     };

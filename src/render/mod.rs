@@ -172,7 +172,8 @@ pub struct Rendered {
 pub fn style_sheets(dom: &Dom, viewport_width: f32) -> Vec<&str> {
     dom.descendants(crate::dom::DOCUMENT)
         .filter(|&id| {
-            dom.element(id).is_some_and(|e| e.tag() == "style" && e.name.ns == html5ever::ns!(html) && e.attr("media").is_none_or(|m| media_matches(m, viewport_width)))
+            dom.element(id)
+                .is_some_and(|e| e.tag() == "style" && e.name.ns == html5ever::ns!(html) && e.attr("media").is_none_or(|m| media_matches(m, viewport_width)))
         })
         .flat_map(|id| dom.children(id).iter().filter_map(|&c| if let NodeData::Text(t) = &dom.nodes[c].data { Some(t.as_str()) } else { None }))
         .collect()
@@ -200,7 +201,15 @@ pub fn render_lite(dom: &Dom, options: &RenderOptions) -> Rendered {
     let layout_time = started.elapsed();
     let square = options.size;
     let Ok(Ok(layout)) = built else {
-        return Rendered { picture: Picture::blank(square, square), renderer: RendererKind::Lite, limit: Some(RenderLimit::LayoutFailed), boxes: 0, page_height: 0.0, layout_time, paint_time: Duration::ZERO };
+        return Rendered {
+            picture: Picture::blank(square, square),
+            renderer: RendererKind::Lite,
+            limit: Some(RenderLimit::LayoutFailed),
+            boxes: 0,
+            page_height: 0.0,
+            layout_time,
+            paint_time: Duration::ZERO,
+        };
     };
     let page_height = layout.tree.layout(layout.root).map_or(0.0, |l| l.size.height);
     let mut limit = layout.limit;
@@ -263,7 +272,15 @@ impl PageRenderer {
         let chrome_shot = |pool: &chrome::ChromePool| -> Result<Rendered, RenderError> {
             let started = Instant::now();
             let picture = pool.screenshot(html, &self.options)?;
-            Ok(Rendered { picture, renderer: RendererKind::Chrome, limit: None, boxes: 0, page_height: 0.0, layout_time: Duration::ZERO, paint_time: started.elapsed() })
+            Ok(Rendered {
+                picture,
+                renderer: RendererKind::Chrome,
+                limit: None,
+                boxes: 0,
+                page_height: 0.0,
+                layout_time: Duration::ZERO,
+                paint_time: started.elapsed(),
+            })
         };
         match (&self.chrome, self.kind) {
             (Some(pool), RendererKind::Chrome) => chrome_shot(pool),

@@ -181,7 +181,15 @@ impl Style {
 
     /// A child's starting point: inherited properties from `self`, the rest initial.
     fn inherit(&self) -> Self {
-        Self { font_size: self.font_size, bold: self.bold, text_align: self.text_align, ink: self.ink, visible: self.visible, display: Display::Inline, ..Self::root() }
+        Self {
+            font_size: self.font_size,
+            bold: self.bold,
+            text_align: self.text_align,
+            ink: self.ink,
+            visible: self.visible,
+            display: Display::Inline,
+            ..Self::root()
+        }
     }
 }
 
@@ -201,8 +209,49 @@ const fn tag(tags: &'static [&'static str], display: Display, margin_em: f32, fo
 }
 
 const TAG_DEFAULTS: &[TagDefault] = &[
-    tag(&["head", "script", "style", "template", "title", "meta", "link", "base", "datalist", "param", "source", "track", "noembed", "noframes", "rp", "dialog", "area", "map"], Display::None, 0.0, 1.0, false, 0.0),
-    tag(&["html", "body", "div", "section", "article", "header", "footer", "nav", "main", "aside", "form", "figcaption", "address", "details", "summary", "center", "hgroup", "search", "noscript", "legend", "optgroup", "frameset", "frame"], Display::Block, 0.0, 1.0, false, 0.0),
+    tag(
+        &[
+            "head", "script", "style", "template", "title", "meta", "link", "base", "datalist", "param", "source", "track", "noembed", "noframes", "rp",
+            "dialog", "area", "map",
+        ],
+        Display::None,
+        0.0,
+        1.0,
+        false,
+        0.0,
+    ),
+    tag(
+        &[
+            "html",
+            "body",
+            "div",
+            "section",
+            "article",
+            "header",
+            "footer",
+            "nav",
+            "main",
+            "aside",
+            "form",
+            "figcaption",
+            "address",
+            "details",
+            "summary",
+            "center",
+            "hgroup",
+            "search",
+            "noscript",
+            "legend",
+            "optgroup",
+            "frameset",
+            "frame",
+        ],
+        Display::Block,
+        0.0,
+        1.0,
+        false,
+        0.0,
+    ),
     tag(&["p", "dl", "pre", "listing", "xmp", "plaintext"], Display::Block, 1.0, 1.0, false, 0.0),
     tag(&["blockquote", "figure"], Display::Block, 1.0, 1.0, false, 40.0),
     tag(&["ul", "ol", "menu", "dir"], Display::Block, 1.0, 1.0, false, 40.0),
@@ -225,7 +274,14 @@ const TAG_DEFAULTS: &[TagDefault] = &[
     tag(&["b", "strong"], Display::Inline, 0.0, 1.0, true, 0.0),
     tag(&["small", "sub", "sup"], Display::Inline, 0.0, 0.83, false, 0.0),
     tag(&["big"], Display::Inline, 0.0, 1.2, false, 0.0),
-    tag(&["img", "svg", "video", "iframe", "canvas", "embed", "object", "input", "textarea", "select", "button", "audio", "progress", "meter"], Display::InlineBlock, 0.0, 1.0, false, 0.0),
+    tag(
+        &["img", "svg", "video", "iframe", "canvas", "embed", "object", "input", "textarea", "select", "button", "audio", "progress", "meter"],
+        Display::InlineBlock,
+        0.0,
+        1.0,
+        false,
+        0.0,
+    ),
 ];
 
 /// The tags drawn as boxes, and as what.

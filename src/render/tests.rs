@@ -81,7 +81,8 @@ fn descendant_rules_match_through_the_ancestor_filter() {
     let html = "<style>.nav .item{display:none} #main > p {width:100px}</style><div class=nav><ul><li class=item>a</li></ul></div><li class=item id=kept>b</li><div id=main><p class=p>x</p></div>";
     let page = dom(html);
     let layout = layout_lite(&page, &RenderOptions::default()).expect("layout");
-    let items: Vec<_> = layout.boxes().into_iter().filter_map(|b| page.element(b.element?).map(|e| (e.attr("id").map(str::to_owned), e.tag().to_owned(), b.width))).collect();
+    let items: Vec<_> =
+        layout.boxes().into_iter().filter_map(|b| page.element(b.element?).map(|e| (e.attr("id").map(str::to_owned), e.tag().to_owned(), b.width))).collect();
     assert!(items.iter().any(|(id, _, _)| id.as_deref() == Some("kept")), "an .item outside .nav stays");
     assert_eq!(items.iter().filter(|(_, tag, _)| tag == "li").count(), 1, "the .item inside .nav is hidden");
     assert!(items.iter().any(|(_, tag, w)| tag == "p" && (*w - 100.0).abs() < 0.5));
@@ -158,9 +159,12 @@ fn colors_and_lengths_parse() {
 
 #[test]
 fn sheets_survive_broken_css() {
-    let page = dom("<style>.a{color:red</style><style>}} .b{display:none} @media screen{.c{display:none}} @import url(x.css); .d{</style><p class=b>b</p><p class=c>c</p><p class=e>e</p>");
+    let page = dom(
+        "<style>.a{color:red</style><style>}} .b{display:none} @media screen{.c{display:none}} @import url(x.css); .d{</style><p class=b>b</p><p class=c>c</p><p class=e>e</p>",
+    );
     let layout = layout_lite(&page, &RenderOptions::default()).expect("layout");
-    let shown: Vec<String> = layout.boxes().into_iter().filter_map(|b| page.element(b.element?)).filter(|e| e.tag() == "p").map(|e| e.class().to_owned()).collect();
+    let shown: Vec<String> =
+        layout.boxes().into_iter().filter_map(|b| page.element(b.element?)).filter(|e| e.tag() == "p").map(|e| e.class().to_owned()).collect();
     assert_eq!(shown, vec!["e".to_string()]);
 }
 

@@ -32,7 +32,6 @@ impl ByteWindow {
         }
     }
 
-
     /// Scratch space of at least `want` bytes after the live bytes (moving them to the
     /// front first when that frees enough room).
     pub(crate) fn spare_mut(&mut self, want: usize) -> &mut [u8] {

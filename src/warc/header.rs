@@ -59,8 +59,7 @@ pub struct WarcHeader {
 
 /// Parses a header block: the version line, fields, without the blank line that ends it.
 pub(crate) fn parse_header(block: &[u8]) -> Result<WarcHeader, WarcError> {
-    let text = std::str::from_utf8(block)
-        .map_err(|_| WarcError::BadHeader("header is not UTF-8".into()))?;
+    let text = std::str::from_utf8(block).map_err(|_| WarcError::BadHeader("header is not UTF-8".into()))?;
     let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let first = lines.next().unwrap_or_default().trim();
     let version = first
@@ -103,9 +102,7 @@ pub(crate) fn parse_header(block: &[u8]) -> Result<WarcHeader, WarcError> {
             header.record_type = RecordType::parse(value);
             continue;
         } else if name.eq_ignore_ascii_case("Content-Length") {
-            content_length = Some(value.parse::<u64>().map_err(|_| {
-                WarcError::BadHeader(format!("bad Content-Length {:?}", clip(value)))
-            })?);
+            content_length = Some(value.parse::<u64>().map_err(|_| WarcError::BadHeader(format!("bad Content-Length {:?}", clip(value))))?);
             continue;
         } else if name.eq_ignore_ascii_case("WARC-Record-ID") {
             &mut header.record_id
@@ -127,13 +124,14 @@ pub(crate) fn parse_header(block: &[u8]) -> Result<WarcHeader, WarcError> {
         }
         last = Some(slot);
     }
-    header.content_length =
-        content_length.ok_or_else(|| WarcError::BadHeader("no Content-Length".into()))?;
+    header.content_length = content_length.ok_or_else(|| WarcError::BadHeader("no Content-Length".into()))?;
     // WARC/0.18 wrote target URIs in angle brackets in places; 1.1 forbids them.
-    if let Some(uri) = header.target_uri.as_mut() {
-        if uri.starts_with('<') && uri.ends_with('>') && uri.len() >= 2 {
-            *uri = uri[1..uri.len() - 1].to_string();
-        }
+    if let Some(uri) = header.target_uri.as_mut()
+        && uri.starts_with('<')
+        && uri.ends_with('>')
+        && uri.len() >= 2
+    {
+        *uri = uri[1..uri.len() - 1].to_string();
     }
     Ok(header)
 }

@@ -9,8 +9,7 @@
 use std::ptr::NonNull;
 
 use libdeflate_sys::{
-    libdeflate_alloc_decompressor, libdeflate_decompressor, libdeflate_free_decompressor,
-    libdeflate_gzip_decompress_ex, libdeflate_result_LIBDEFLATE_BAD_DATA,
+    libdeflate_alloc_decompressor, libdeflate_decompressor, libdeflate_free_decompressor, libdeflate_gzip_decompress_ex, libdeflate_result_LIBDEFLATE_BAD_DATA,
     libdeflate_result_LIBDEFLATE_INSUFFICIENT_SPACE, libdeflate_result_LIBDEFLATE_SUCCESS,
 };
 
@@ -48,11 +47,7 @@ impl GzipInflater {
 
     /// Inflates the gzip member at the start of `input` into `output`.
     /// Bytes after the member in `input` are left alone.
-    pub(crate) fn inflate_member(
-        &mut self,
-        input: &[u8],
-        output: &mut [u8],
-    ) -> Result<Inflated, InflateError> {
+    pub(crate) fn inflate_member(&mut self, input: &[u8], output: &mut [u8]) -> Result<Inflated, InflateError> {
         let mut consumed = 0usize;
         let mut produced = 0usize;
         // SAFETY: pointers and lengths come from live slices; libdeflate reads at most

@@ -97,11 +97,9 @@ impl<R: Read> WarcReader<R> {
                 self.ended = true;
                 Ok(FillOutcome::End)
             }
-            Fill::Damaged { reason, offset } => Ok(FillOutcome::Damaged(Skip {
-                reason,
-                offset: Some(offset),
-                detail: format!("{} at input offset {offset}", reason.describe()),
-            })),
+            Fill::Damaged { reason, offset } => {
+                Ok(FillOutcome::Damaged(Skip { reason, offset: Some(offset), detail: format!("{} at input offset {offset}", reason.describe()) }))
+            }
         }
     }
 
@@ -140,15 +138,13 @@ impl<R: Read> WarcReader<R> {
             if self.buf.len() >= self.limits.max_header_bytes {
                 self.consume(VERSION_PREFIX.len());
                 self.resyncing = true;
-                return Ok(Next::Skipped(skip_at(SkipReason::BadWarcHeader, offset, start,
-                    "no end of header within the header size limit")));
+                return Ok(Next::Skipped(skip_at(SkipReason::BadWarcHeader, offset, start, "no end of header within the header size limit")));
             }
             match self.fill()? {
                 FillOutcome::More => {}
                 FillOutcome::End => {
                     self.drop_buffered();
-                    return Ok(Next::Skipped(skip_at(SkipReason::TruncatedRecord, offset, start,
-                        "input ends inside a record header")));
+                    return Ok(Next::Skipped(skip_at(SkipReason::TruncatedRecord, offset, start, "input ends inside a record header")));
                 }
                 FillOutcome::Damaged(skip) => {
                     self.drop_buffered();
@@ -186,15 +182,16 @@ impl<R: Read> WarcReader<R> {
                 FillOutcome::End => {
                     let have = self.buf.len().saturating_sub(body_start);
                     self.drop_buffered();
-                    return Ok(Next::Skipped(skip_at(SkipReason::TruncatedRecord, offset, start,
-                        &format!("Content-Length says {length} bytes, the input ends after {have}"))));
+                    return Ok(Next::Skipped(skip_at(
+                        SkipReason::TruncatedRecord,
+                        offset,
+                        start,
+                        &format!("Content-Length says {length} bytes, the input ends after {have}"),
+                    )));
                 }
                 FillOutcome::Damaged(skip) => {
                     self.drop_buffered();
-                    return Ok(Next::Skipped(Skip {
-                        detail: format!("record at {} cut by damage: {}", describe_offset(offset, start), skip.detail),
-                        ..skip
-                    }));
+                    return Ok(Next::Skipped(Skip { detail: format!("record at {} cut by damage: {}", describe_offset(offset, start), skip.detail), ..skip }));
                 }
             }
         }
@@ -205,8 +202,7 @@ impl<R: Read> WarcReader<R> {
         if let Some(next) = self.record_start_inside(start, body_start, body_end) {
             self.consume(next);
             self.resyncing = true;
-            return Ok(Next::Skipped(skip_at(SkipReason::ContentLengthMismatch, offset, start,
-                &format!("Content-Length {length} runs into the next record"))));
+            return Ok(Next::Skipped(skip_at(SkipReason::ContentLengthMismatch, offset, start, &format!("Content-Length {length} runs into the next record"))));
         }
 
         // The two CRLFs that close a record, read leniently.
@@ -220,13 +216,15 @@ impl<R: Read> WarcReader<R> {
         let Some(trailer) = record_trailer(after, self.pending_skip.is_some() || self.ended) else {
             // The length lies: look for the next record inside what it claimed.
             let search_from = body_start.min(self.buf.len());
-            let next = memmem::find(&self.buf.filled()[search_from..], b"\nWARC/")
-                .map(|i| search_from + i + 1)
-                .unwrap_or(body_end);
+            let next = memmem::find(&self.buf.filled()[search_from..], b"\nWARC/").map(|i| search_from + i + 1).unwrap_or(body_end);
             self.consume(next);
             self.resyncing = true;
-            return Ok(Next::Skipped(skip_at(SkipReason::ContentLengthMismatch, offset, start,
-                &format!("Content-Length {length} does not end at a record boundary"))));
+            return Ok(Next::Skipped(skip_at(
+                SkipReason::ContentLengthMismatch,
+                offset,
+                start,
+                &format!("Content-Length {length} does not end at a record boundary"),
+            )));
         };
         self.pending_consume = body_end + trailer;
         Ok(Next::Record(RawRecord { header, block: &self.buf.filled()[body_start..body_end], offset }))
@@ -241,9 +239,9 @@ impl<R: Read> WarcReader<R> {
                 .member_start_between(start, start + body_end as u64)
                 .map(|pos| (pos - start) as usize)
                 .filter(|&rel| filled[rel..].starts_with(VERSION_PREFIX)),
-            Compression::None => memmem::find(&filled[body_start..body_end], b"\r\n\r\nWARC/")
-                .map(|i| body_start + i + 4)
-                .filter(|&rel| looks_like_version_line(&filled[rel..])),
+            Compression::None => {
+                memmem::find(&filled[body_start..body_end], b"\r\n\r\nWARC/").map(|i| body_start + i + 4).filter(|&rel| looks_like_version_line(&filled[rel..]))
+            }
         }
     }
 
@@ -264,10 +262,7 @@ impl<R: Read> WarcReader<R> {
                     return Ok(garbage_at.map(|at| Skip {
                         reason: SkipReason::GarbageBetweenRecords,
                         offset: None,
-                        detail: format!(
-                            "{} bytes that are not a record skipped from decoded position {at}",
-                            self.position - at
-                        ),
+                        detail: format!("{} bytes that are not a record skipped from decoded position {at}", self.position - at),
                     }));
                 }
                 garbage_at.get_or_insert(self.position + blank as u64);
@@ -296,10 +291,7 @@ impl<R: Read> WarcReader<R> {
                     return Ok(garbage_at.map(|at| Skip {
                         reason: SkipReason::GarbageBetweenRecords,
                         offset: None,
-                        detail: format!(
-                            "{} bytes at the end of the input are not a record",
-                            self.position - at
-                        ),
+                        detail: format!("{} bytes at the end of the input are not a record", self.position - at),
                     }));
                 }
                 FillOutcome::Damaged(skip) => {

@@ -5,9 +5,9 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
+use super::SkipReason;
 use super::buffer::{ByteWindow, InputWindow};
 use super::inflate::{GzipInflater, InflateError};
-use super::SkipReason;
 
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 const READ_SIZE: usize = 1 << 20;
@@ -23,7 +23,10 @@ pub(crate) enum Fill {
     /// Decoded bytes were appended.
     Data,
     /// Input was damaged at `offset`; the decoded bytes before it may be incomplete.
-    Damaged { reason: SkipReason, offset: u64 },
+    Damaged {
+        reason: SkipReason,
+        offset: u64,
+    },
     End,
 }
 
@@ -44,6 +47,9 @@ impl Compression {
     }
 }
 
+// One State per input, moved between variants in place: boxing the streamed decoder
+// would cost an allocation per streamed member and save nothing.
+#[allow(clippy::large_enum_variant)]
 enum State<R: Read> {
     Plain(InputWindow<R>),
     /// Whole members inflated by libdeflate.
@@ -70,20 +76,12 @@ impl<R: Read> DecodedSource<R> {
         input.fill_to(2)?;
         let gzip = input.available().starts_with(&GZIP_MAGIC[..2]);
         let (state, compression, inflater) = if gzip {
-            let inflater = GzipInflater::new()
-                .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "libdeflate state"))?;
+            let inflater = GzipInflater::new().map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "libdeflate state"))?;
             (State::Members(input), Compression::Gzip, Some(inflater))
         } else {
             (State::Plain(input), Compression::None, None)
         };
-        Ok(Self {
-            state,
-            inflater,
-            compression,
-            member_limit: member_limit.max(FIRST_OUTPUT),
-            member_starts: VecDeque::new(),
-            decoded: 0,
-        })
+        Ok(Self { state, inflater, compression, member_limit: member_limit.max(FIRST_OUTPUT), member_starts: VecDeque::new(), decoded: 0 })
     }
 
     pub(crate) fn compression(&self) -> Compression {
@@ -178,11 +176,7 @@ impl<R: Read> DecodedSource<R> {
     }
 
     /// Inflates one member whole. `None` means the state changed and `fill` should loop.
-    fn fill_member(
-        &mut self,
-        mut input: InputWindow<R>,
-        out: &mut ByteWindow,
-    ) -> io::Result<Option<Fill>> {
+    fn fill_member(&mut self, mut input: InputWindow<R>, out: &mut ByteWindow) -> io::Result<Option<Fill>> {
         if input.available().len() < LOOK_AHEAD / 2 {
             input.fill_to(LOOK_AHEAD)?;
         }
@@ -222,21 +216,17 @@ impl<R: Read> DecodedSource<R> {
                     self.state = State::StreamedMember(flate2::bufread::GzDecoder::new(input));
                     return Ok(None);
                 }
-                Err(InflateError::BadData)
-                    if !input.at_eof() && input.available().len() < window_limit =>
-                {
+                Err(InflateError::BadData) if !input.at_eof() && input.available().len() < window_limit => {
                     // Perhaps only cut by the end of the window: look further.
                     let more = (input.available().len() * 2).min(window_limit);
                     input.fill_to(more)?;
                 }
                 Err(InflateError::BadData) => {
                     let offset = input.offset();
-                    let truncated = input.at_eof()
-                        && memchr::memmem::find(&input.available()[1..], &GZIP_MAGIC).is_none();
+                    let truncated = input.at_eof() && memchr::memmem::find(&input.available()[1..], &GZIP_MAGIC).is_none();
                     skip_to_next_member(&mut input, 1)?;
                     self.state = State::Members(input);
-                    let reason =
-                        if truncated { SkipReason::GzipTruncated } else { SkipReason::GzipCorrupt };
+                    let reason = if truncated { SkipReason::GzipTruncated } else { SkipReason::GzipCorrupt };
                     return Ok(Some(Fill::Damaged { reason, offset }));
                 }
                 Err(InflateError::OutOfMemory) => {

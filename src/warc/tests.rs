@@ -5,11 +5,9 @@ use std::io::Write;
 use super::*;
 
 fn record(kind: &str, uri: &str, body: &[u8]) -> Vec<u8> {
-    let mut r = format!(
-        "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\nWARC-Record-ID: <urn:uuid:{uri}>\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
+    let mut r =
+        format!("WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\nWARC-Record-ID: <urn:uuid:{uri}>\r\nContent-Length: {}\r\n\r\n", body.len())
+            .into_bytes();
     r.extend_from_slice(body);
     r.extend_from_slice(b"\r\n\r\n");
     r
@@ -170,10 +168,7 @@ fn oversized_record_is_skipped_without_losing_the_next() {
     let big = record("response", "http://big/", &vec![b'z'; 50_000]);
     let r = three_records();
     let limits = ReaderLimits { max_record_bytes: 10_000, max_header_bytes: 4096 };
-    for input in [
-        [r[0].clone(), big.clone(), r[2].clone()].concat(),
-        [gzip(&r[0]), gzip(&big), gzip(&r[2])].concat(),
-    ] {
+    for input in [[r[0].clone(), big.clone(), r[2].clone()].concat(), [gzip(&r[0]), gzip(&big), gzip(&r[2])].concat()] {
         let seen = read_all(&input, limits);
         assert_eq!(uris(&seen), ["info", "record_too_large", "http://b/"]);
     }

@@ -22,10 +22,7 @@ pub fn project_file(rel: &str) -> PathBuf {
 }
 
 pub fn samples() -> Vec<PathBuf> {
-    ["sample-warcs/articles.warc.gz", "sample-warcs/listings.warc.gz", "sample-warcs/encodings.warc"]
-        .iter()
-        .map(|p| project_file(p))
-        .collect()
+    ["sample-warcs/articles.warc.gz", "sample-warcs/listings.warc.gz", "sample-warcs/encodings.warc"].iter().map(|p| project_file(p)).collect()
 }
 
 /// Runs `goce-warc process ARGS... --out OUT -q` and returns its output.
@@ -73,16 +70,21 @@ pub fn read_shard(path: &Path) -> Vec<TestRow> {
     let mut rows = Vec::new();
     for batch in reader {
         let batch = batch.expect("batch");
-        let strings = |name: &str| {
-            batch.column_by_name(name).and_then(|c| c.as_any().downcast_ref::<StringArray>()).cloned().expect(name)
-        };
+        let strings = |name: &str| batch.column_by_name(name).and_then(|c| c.as_any().downcast_ref::<StringArray>()).cloned().expect(name);
         let (url, title, text, charset, extractor, genre, id, file) = (
-            strings("url"), strings("title"), strings("text"), strings("charset"), strings("extractor"),
-            strings("genre"), strings("warc_record_id"), strings("warc_file"),
+            strings("url"),
+            strings("title"),
+            strings("text"),
+            strings("charset"),
+            strings("extractor"),
+            strings("genre"),
+            strings("warc_record_id"),
+            strings("warc_file"),
         );
         let page_type = strings("page_type");
         let (language, declared, sha) = (strings("language"), strings("declared_language"), strings("text_sha256"));
-        let language_confidence = batch.column_by_name("language_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("language_confidence");
+        let language_confidence =
+            batch.column_by_name("language_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("language_confidence");
         let words = batch.column_by_name("text_words").and_then(|c| c.as_any().downcast_ref::<Int32Array>()).cloned().expect("text_words");
         let confidence = batch.column_by_name("genre_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("genre_confidence");
         let status = batch.column_by_name("http_status").and_then(|c| c.as_any().downcast_ref::<Int32Array>()).cloned().expect("status");

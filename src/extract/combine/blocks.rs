@@ -17,25 +17,99 @@ use crate::extract::{Genre, PageAnalysis, article, genre, list_view};
 /// words of the attribute split at non-alphanumerics, a trailing `s` ignored). The model
 /// learns what each is worth; none is a rule.
 const CLASS_WORDS: &[&str] = &[
-    "content", "main", "article", "post", "entry", "body", "text", "story", "blog", "comment", "reply", "forum",
-    "thread", "topic", "message", "product", "item", "card", "list", "listing", "result", "grid", "row", "col", "nav",
-    "navigation", "navbar", "menu", "header", "footer", "sidebar", "aside", "widget", "related", "share", "social",
-    "breadcrumb", "ad", "advert", "banner", "cookie", "popup", "modal", "login", "search", "pagination", "pager", "tag",
-    "meta", "author", "date", "title", "caption", "description", "price", "review",
+    "content",
+    "main",
+    "article",
+    "post",
+    "entry",
+    "body",
+    "text",
+    "story",
+    "blog",
+    "comment",
+    "reply",
+    "forum",
+    "thread",
+    "topic",
+    "message",
+    "product",
+    "item",
+    "card",
+    "list",
+    "listing",
+    "result",
+    "grid",
+    "row",
+    "col",
+    "nav",
+    "navigation",
+    "navbar",
+    "menu",
+    "header",
+    "footer",
+    "sidebar",
+    "aside",
+    "widget",
+    "related",
+    "share",
+    "social",
+    "breadcrumb",
+    "ad",
+    "advert",
+    "banner",
+    "cookie",
+    "popup",
+    "modal",
+    "login",
+    "search",
+    "pagination",
+    "pager",
+    "tag",
+    "meta",
+    "author",
+    "date",
+    "title",
+    "caption",
+    "description",
+    "price",
+    "review",
 ];
 
 /// Ancestor tags worth knowing (Web2Text reads only the parent's and its own).
 const ANCESTOR_TAGS: &[&str] = &[
-    "article", "main", "nav", "aside", "header", "footer", "form", "ul", "ol", "table", "section", "blockquote", "pre",
-    "dl", "figure", "a", "li", "td", "p", "h1", "h2", "h3", "h4", "h5", "h6", "noscript",
+    "article",
+    "main",
+    "nav",
+    "aside",
+    "header",
+    "footer",
+    "form",
+    "ul",
+    "ol",
+    "table",
+    "section",
+    "blockquote",
+    "pre",
+    "dl",
+    "figure",
+    "a",
+    "li",
+    "td",
+    "p",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "noscript",
 ];
 
 /// How far each side the windowed shares of the candidates look (in blocks).
 const WINDOW: usize = 3;
 
 /// Per-block flags read from the candidate extractors.
-const CANDIDATE_FLAGS: &[&str] =
-    &["in_article", "kept_by_article_rules", "in_list_view", "in_list_item", "kept_by_list_view_rules"];
+const CANDIDATE_FLAGS: &[&str] = &["in_article", "kept_by_article_rules", "in_list_view", "in_list_item", "kept_by_list_view_rules"];
 
 const NEIGHBOUR_FEATURES: &[&str] = &["in_article", "in_list_view", "log_words", "link_density"];
 
@@ -141,16 +215,10 @@ impl BlockTable {
         let list = page.list();
         let list_view_text = crate::extract::list_view_output(&list.view, list.choice.as_ref(), &LIST_VIEW);
         let (in_list, in_item) = match &list.choice {
-            Some(choice) => (
-                marked(dom, &list.view, &list_view::output_roots(&list.view, choice, &LIST_VIEW)),
-                marked(dom, &list.view, &choice.items),
-            ),
+            Some(choice) => (marked(dom, &list.view, &list_view::output_roots(&list.view, choice, &LIST_VIEW)), marked(dom, &list.view, &choice.items)),
             None => (vec![false; dom.nodes.len()], vec![false; dom.nodes.len()]),
         };
-        let flags: Vec<[bool; 5]> = nodes
-            .iter()
-            .map(|&n| [in_article[n], article_view.keep[n], in_list[n], in_item[n], list.view.keep[n]])
-            .collect();
+        let flags: Vec<[bool; 5]> = nodes.iter().map(|&n| [in_article[n], article_view.keep[n], in_list[n], in_item[n], list.view.keep[n]]).collect();
         let (class_masks, tag_masks) = ancestor_masks(dom);
 
         let total_words: u64 = words.iter().map(|&w| u64::from(w)).sum();
@@ -160,9 +228,8 @@ impl BlockTable {
         };
         let either = share(&|i| flags[i][0] || flags[i][2]);
         let both = share(&|i| flags[i][0] && flags[i][2]);
-        let (items, item_words, r) = list.choice.as_ref().map_or((0.0, 0.0, 0.0), |c| {
-            (f64::from(c.occurrences).ln_1p() as f32, c.average_words().ln_1p() as f32, c.r as f32)
-        });
+        let (items, item_words, r) =
+            list.choice.as_ref().map_or((0.0, 0.0, 0.0), |c| (f64::from(c.occurrences).ln_1p() as f32, c.average_words().ln_1p() as f32, c.r as f32));
         let page_row = [
             (words.len() as f32).ln_1p(),
             (total_words as f32).ln_1p(),
@@ -305,7 +372,9 @@ mod tests {
 
     #[test]
     fn a_block_knows_the_class_words_and_tags_above_it() {
-        let dom = Dom::parse_unbounded("<body><div id=site-footer><p>Copyright words here</p></div><main><div class=post-body><p>Real text of the post.</p></div></main></body>");
+        let dom = Dom::parse_unbounded(
+            "<body><div id=site-footer><p>Copyright words here</p></div><main><div class=post-body><p>Real text of the post.</p></div></main></body>",
+        );
         let table = BlockTable::of(&PageAnalysis::new(&dom));
         let names = feature_names();
         let col = |name: &str| names.iter().position(|n| n == name).unwrap();

@@ -19,7 +19,6 @@ use forust_ml::{GradientBooster, Matrix};
 pub use blocks::BlockTable;
 use trees::FlatTrees;
 
-
 pub const MODEL_FILE: &str = "combiner.json";
 /// The model file's format tag: a file of another format is refused on load.
 pub const FORMAT: &str = "goce-warc combiner 1";
@@ -164,7 +163,8 @@ pub fn selector_features(table: &BlockTable, probabilities: &[f64], content: &[b
     let mut f: Vec<f32> = table.page_inputs().to_vec();
     f.resize(blocks::PAGE_INPUTS, f32::NAN);
     let total: f64 = table.words.iter().map(|&w| f64::from(w)).sum::<f64>().max(1.0);
-    let weighted = |value: &dyn Fn(usize) -> f64| -> f32 { (table.words.iter().enumerate().map(|(i, &w)| f64::from(w) * value(i)).sum::<f64>() / total) as f32 };
+    let weighted =
+        |value: &dyn Fn(usize) -> f64| -> f32 { (table.words.iter().enumerate().map(|(i, &w)| f64::from(w) * value(i)).sum::<f64>() / total) as f32 };
     f.push(weighted(&|i| if content[i] { 1.0 } else { 0.0 }));
     f.push(weighted(&|i| probabilities[i]));
     f.push(weighted(&|i| if (0.2..0.8).contains(&probabilities[i]) { 1.0 } else { 0.0 }));

@@ -244,7 +244,8 @@ pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel
     // (a fifth of WCXB-dev, none of CleanEval or Scrapinghub) but half of the goal.
     let list_pages = pages.iter().filter(|p| p.page.genre == Genre::ListView).count().max(1);
     let article_pages = (pages.len() - list_pages.min(pages.len())).max(1);
-    let genre_weight = |g: Genre| if g == Genre::ListView { pages.len() as f64 / (2 * list_pages) as f64 } else { pages.len() as f64 / (2 * article_pages) as f64 };
+    let genre_weight =
+        |g: Genre| if g == Genre::ListView { pages.len() as f64 / (2 * list_pages) as f64 } else { pages.len() as f64 / (2 * article_pages) as f64 };
     let (mut rows, mut y, mut weights) = (Vec::new(), Vec::new(), Vec::new());
     for page in pages {
         let total: u64 = page.table.words.iter().map(|&w| u64::from(w)).sum();

@@ -72,7 +72,7 @@ impl FlatTrees {
     /// The raw predictions for many rows, tree by tree: one tree's nodes stay in the
     /// nearest cache while every row goes through it. Each row's sum takes the trees in
     /// the same order as [`Self::predict`], so the values are the same.
-    pub fn predict_rows<'a>(&self, rows: &[&'a [f32]]) -> Vec<f64> {
+    pub fn predict_rows(&self, rows: &[&[f32]]) -> Vec<f64> {
         let mut sums = vec![self.base_score; rows.len()];
         for &(start, count) in &self.trees {
             let tree = &self.nodes[start as usize..(start + count) as usize];
@@ -83,7 +83,9 @@ impl FlatTrees {
         sums
     }
 
-    /// The raw prediction (log-odds under log loss) for one row of `features` values.
+    /// The raw prediction (log-odds under log loss) for one row of `features` values,
+    /// row by row: what [`Self::predict_rows`] is checked against.
+    #[cfg(test)]
     pub fn predict(&self, row: &[f32]) -> f64 {
         let mut sum = self.base_score;
         for &(start, count) in &self.trees {

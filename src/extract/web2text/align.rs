@@ -97,10 +97,7 @@ fn unique_anchors(gold: &[char], page: &[char]) -> Vec<(usize, usize)> {
         return Vec::new();
     }
     let in_page = once(page);
-    let mut pairs: Vec<(usize, usize)> = once(gold)
-        .into_iter()
-        .filter_map(|(w, g)| Some((g?, in_page.get(w).copied().flatten()?)))
-        .collect();
+    let mut pairs: Vec<(usize, usize)> = once(gold).into_iter().filter_map(|(w, g)| Some((g?, in_page.get(w).copied().flatten()?))).collect();
     pairs.sort_unstable();
     longest_increasing(&pairs)
 }
@@ -151,11 +148,8 @@ fn lcs_mark(gold: &[char], page: &[char], page_offset: usize, aligned: &mut [boo
     let mut table = vec![0u32; (n + 1) * width];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
-            table[i * width + j] = if gold[i] == page[j] {
-                table[(i + 1) * width + j + 1] + 1
-            } else {
-                table[(i + 1) * width + j].max(table[i * width + j + 1])
-            };
+            table[i * width + j] =
+                if gold[i] == page[j] { table[(i + 1) * width + j + 1] + 1 } else { table[(i + 1) * width + j].max(table[i * width + j + 1]) };
         }
     }
     let (mut i, mut j) = (0, 0);

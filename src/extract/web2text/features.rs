@@ -15,10 +15,8 @@ const LEAF_TAGS: [&str; 19] =
     ["a", "p", "td", "b", "li", "span", "i", "tr", "div", "strong", "em", "h3", "h2", "table", "h4", "small", "sup", "h1", "blockquote"];
 /// Tags one-hot encoded for the parent's chain (b49–b68). The paper lists `ul` twice;
 /// the second, always equal to the first, is `section` here.
-const PARENT_TAGS: [&str; 20] = [
-    "td", "div", "p", "tr", "table", "body", "ul", "span", "li", "blockquote", "b", "small", "a", "ol", "section", "i",
-    "form", "dl", "strong", "pre",
-];
+const PARENT_TAGS: [&str; 20] =
+    ["td", "div", "p", "tr", "table", "body", "ul", "span", "li", "blockquote", "b", "small", "a", "ol", "section", "i", "form", "dl", "strong", "pre"];
 
 fn flag(b: bool) -> f32 {
     if b { 1.0 } else { 0.0 }
@@ -154,10 +152,23 @@ pub fn edge_features(cdom: &Cdom) -> Vec<[f32; EDGE_FEATURES]> {
 /// Feature names, in order (for the model card and the stored statistics).
 pub fn block_feature_names() -> Vec<String> {
     let text = [
-        "avg_word_length", "has_stopword", "stopword_ratio", "log_n_characters", "log_punctuation_ratio", "has_numeric",
-        "numeric_ratio", "log_avg_sentence_length", "ends_with_punctuation", "ends_with_question_mark",
-        "contains_copyright", "contains_email", "contains_url", "contains_year", "ratio_words_with_capital",
-        "ratio_words_with_capital^2", "ratio_words_with_capital^3",
+        "avg_word_length",
+        "has_stopword",
+        "stopword_ratio",
+        "log_n_characters",
+        "log_punctuation_ratio",
+        "has_numeric",
+        "numeric_ratio",
+        "log_avg_sentence_length",
+        "ends_with_punctuation",
+        "ends_with_question_mark",
+        "contains_copyright",
+        "contains_email",
+        "contains_url",
+        "contains_year",
+        "ratio_words_with_capital",
+        "ratio_words_with_capital^2",
+        "ratio_words_with_capital^3",
     ];
     let node = |prefix: &str| {
         let mut v = vec![format!("{prefix}body_percentage"), format!("{prefix}link_density")];
@@ -165,10 +176,8 @@ pub fn block_feature_names() -> Vec<String> {
         v.push(format!("{prefix}contains_form_element"));
         v
     };
-    let mut names: Vec<String> = ["has_duplicate", "has_10_duplicates", "same_class_path_ratio", "has_word", "log_n_words"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut names: Vec<String> =
+        ["has_duplicate", "has_10_duplicates", "same_class_path_ratio", "has_word", "log_n_words"].iter().map(|s| s.to_string()).collect();
     names.extend(text[0..4].iter().map(|s| s.to_string()));
     names.extend(["contains_punctuation".to_string(), "n_punctuation".to_string()]);
     names.extend(text[4..8].iter().map(|s| s.to_string()));
@@ -216,7 +225,9 @@ mod tests {
     fn a_small_page_by_hand() {
         let html = "<body><ul><li><a href=/>Home</a></li><li><a href=/x>Home</a></li></ul>\
                     <div class=post><h1>Big News Today</h1><p>The cat sat on the mat. It was warm.</p></div></body>";
-        let cdom = Cdom::build(&Dom::parse_with(html, crate::dom::DomLimits { max_elements: usize::MAX, deadline: None }, &crate::dom::FOR_WEB2TEXT).expect("no limits"));
+        let cdom = Cdom::build(
+            &Dom::parse_with(html, crate::dom::DomLimits { max_elements: usize::MAX, deadline: None }, &crate::dom::FOR_WEB2TEXT).expect("no limits"),
+        );
         let rows = block_features(&cdom);
         let names = block_feature_names();
         assert_eq!(rows.len(), 4); // Home, Home, Big News Today, The cat ...

@@ -13,6 +13,9 @@ use tch::{Device, Kind, Tensor};
 use super::features::{BLOCK_FEATURES, EDGE_FEATURES};
 use super::{MODEL_SPEC, MODEL_WEIGHTS, Web2TextError};
 
+/// Per block [boilerplate, content], per pair of neighbouring blocks [00, 01, 10, 11].
+pub type Potentials = (Vec<[f32; 2]>, Vec<[f32; 4]>);
+
 /// The model's shape and input contract, saved as `models/web2text.json`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ModelSpec {
@@ -158,7 +161,7 @@ impl Web2TextModel {
 
     /// The networks' probabilities: per block [boilerplate, content], per pair of
     /// neighbouring blocks [00, 01, 10, 11].
-    pub fn potentials(&self, blocks: &[[f32; BLOCK_FEATURES]], edges: &[[f32; EDGE_FEATURES]]) -> Result<(Vec<[f32; 2]>, Vec<[f32; 4]>), Web2TextError> {
+    pub fn potentials(&self, blocks: &[[f32; BLOCK_FEATURES]], edges: &[[f32; EDGE_FEATURES]]) -> Result<Potentials, Web2TextError> {
         if blocks.is_empty() {
             return Ok((Vec::new(), Vec::new()));
         }
@@ -182,9 +185,12 @@ impl Web2TextModel {
 pub fn probabilities<const K: usize>(logits: &Tensor) -> Result<Vec<[f32; K]>, Web2TextError> {
     let probs = logits.softmax(1, Kind::Float).squeeze_dim(0).transpose(0, 1).contiguous();
     let flat: Vec<f32> = Vec::<f32>::try_from(probs.flatten(0, -1)).map_err(|e| Web2TextError::Torch(e.to_string()))?;
-    Ok(flat.chunks_exact(K).map(|c| {
-        let mut row = [0.0; K];
-        row.copy_from_slice(c);
-        row
-    }).collect())
+    Ok(flat
+        .chunks_exact(K)
+        .map(|c| {
+            let mut row = [0.0; K];
+            row.copy_from_slice(c);
+            row
+        })
+        .collect())
 }

@@ -110,7 +110,7 @@ pub fn load_cleaneval(dir: &Path) -> Result<(Vec<LabelledPage>, usize), Web2Text
             }
         }
     }
-    pairs.sort_by(|a, b| natural_key(&a.0).cmp(&natural_key(&b.0)));
+    pairs.sort_by_key(|a| natural_key(&a.0));
     let loaded: Vec<Option<LabelledPage>> = pairs
         .par_iter()
         .map(|(id, html, gold)| {
@@ -144,10 +144,8 @@ fn labelled(id: String, html: &str, gold: String) -> Option<LabelledPage> {
 /// WCXB pages labelled from their gold `main_content`: (tuning part, held-aside part).
 pub fn load_wcxb(dir: &Path) -> Result<(Vec<LabelledPage>, Vec<LabelledPage>), Web2TextError> {
     let pages = crate::eval::dataset::load(dir).map_err(|e| Web2TextError::Training { what: dir.display().to_string(), detail: e.to_string() })?;
-    let loaded: Vec<(bool, Option<LabelledPage>)> = pages
-        .par_iter()
-        .map(|p| (p.held_out, p.read_html().ok().and_then(|html| labelled(format!("wcxb/{}", p.id), &html, p.main_content.clone()))))
-        .collect();
+    let loaded: Vec<(bool, Option<LabelledPage>)> =
+        pages.par_iter().map(|p| (p.held_out, p.read_html().ok().and_then(|html| labelled(format!("wcxb/{}", p.id), &html, p.main_content.clone())))).collect();
     let (mut tuning, mut held) = (Vec::new(), Vec::new());
     for (held_out, page) in loaded {
         if let Some(page) = page {
@@ -261,36 +259,55 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
     if usable.is_empty() {
         return Err(Web2TextError::Training { what: "training set".into(), detail: format!("no page has {PATCH} blocks") });
     }
-    let (unary_best_step, unary_validation_f1) = fit(config, &vs_unary, &usable, &spec, Head::Unary, log, |_| {
-        Ok(score(&validation, |p| {
-            let xs = sequence_tensor(&p.page.blocks, &spec.block_mean, &spec.block_std);
-            let probs = super::net::probabilities::<2>(&tch::no_grad(|| unary.forward_t(&xs, false)))?;
-            Ok(super::viterbi::unary_only(&probs))
-        })?.f1)
-    }, &unary)?;
-    let (pairwise_best_step, pairwise_validation_accuracy) = fit(config, &vs_pairwise, &usable, &spec, Head::Pairwise, log, |_| {
-        let (mut right, mut all) = (0usize, 0usize);
-        for p in &validation {
-            if p.page.edges.is_empty() {
-                continue;
+    let (unary_best_step, unary_validation_f1) = fit(
+        config,
+        &vs_unary,
+        &usable,
+        &spec,
+        Head::Unary,
+        log,
+        |_| {
+            Ok(score(&validation, |p| {
+                let xs = sequence_tensor(&p.page.blocks, &spec.block_mean, &spec.block_std);
+                let probs = super::net::probabilities::<2>(&tch::no_grad(|| unary.forward_t(&xs, false)))?;
+                Ok(super::viterbi::unary_only(&probs))
+            })?
+            .f1)
+        },
+        &unary,
+    )?;
+    let (pairwise_best_step, pairwise_validation_accuracy) = fit(
+        config,
+        &vs_pairwise,
+        &usable,
+        &spec,
+        Head::Pairwise,
+        log,
+        |_| {
+            let (mut right, mut all) = (0usize, 0usize);
+            for p in &validation {
+                if p.page.edges.is_empty() {
+                    continue;
+                }
+                let es = sequence_tensor(&p.page.edges, &spec.edge_mean, &spec.edge_std);
+                let probs = super::net::probabilities::<4>(&tch::no_grad(|| pairwise.forward_t(&es, false)))?;
+                for (i, pr) in probs.iter().enumerate() {
+                    let want = usize::from(p.labels[i]) * 2 + usize::from(p.labels[i + 1]);
+                    let got = (0..4).max_by(|&a, &b| pr[a].total_cmp(&pr[b])).unwrap_or(0);
+                    right += usize::from(want == got);
+                    all += 1;
+                }
             }
-            let es = sequence_tensor(&p.page.edges, &spec.edge_mean, &spec.edge_std);
-            let probs = super::net::probabilities::<4>(&tch::no_grad(|| pairwise.forward_t(&es, false)))?;
-            for (i, pr) in probs.iter().enumerate() {
-                let want = usize::from(p.labels[i]) * 2 + usize::from(p.labels[i + 1]);
-                let got = (0..4).max_by(|&a, &b| pr[a].total_cmp(&pr[b])).unwrap_or(0);
-                right += usize::from(want == got);
-                all += 1;
-            }
-        }
-        Ok(right as f64 / all.max(1) as f64)
-    }, &pairwise)?;
+            Ok(right as f64 / all.max(1) as f64)
+        },
+        &pairwise,
+    )?;
 
     // Save both networks in one file, then load it back exactly as `extract` will.
     std::fs::create_dir_all(&config.out).map_err(|e| Web2TextError::Training { what: config.out.display().to_string(), detail: e.to_string() })?;
     let mut named: Vec<(String, Tensor)> = Vec::new();
     for vs in [&vs_unary, &vs_pairwise] {
-        named.extend(vs.variables().into_iter());
+        named.extend(vs.variables());
     }
     named.sort_by(|a, b| a.0.cmp(&b.0));
     Tensor::write_safetensors(&named, config.out.join(MODEL_WEIGHTS))?;
@@ -303,7 +320,12 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
     let test_all_content = score(&test, |p| Ok(vec![1; p.labels.len()]))?;
     log(&format!(
         "cleaneval test ({} pages): structured acc {:.3} P {:.3} R {:.3} F1 {:.3}; unary only F1 {:.3}",
-        test.len(), test_structured.accuracy, test_structured.precision, test_structured.recall, test_structured.f1, test_unary_only.f1
+        test.len(),
+        test_structured.accuracy,
+        test_structured.precision,
+        test_structured.recall,
+        test_structured.f1,
+        test_unary_only.f1
     ));
     let wcxb_held_out = if wcxb_held.is_empty() {
         None
@@ -336,7 +358,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
         seconds: started.elapsed().as_secs_f64(),
     };
     let json = serde_json::to_string_pretty(&report).map_err(|e| Web2TextError::Training { what: "report".into(), detail: e.to_string() })?;
-    std::fs::write(config.out.join("web2text-metrics.json"), json + "\n").map_err(|e| Web2TextError::Training { what: "web2text-metrics.json".into(), detail: e.to_string() })?;
+    std::fs::write(config.out.join("web2text-metrics.json"), json + "\n")
+        .map_err(|e| Web2TextError::Training { what: "web2text-metrics.json".into(), detail: e.to_string() })?;
     Ok(report)
 }
 
@@ -385,7 +408,8 @@ fn fit(
         Head::Unary => (BLOCK_FEATURES, 2, PATCH),
         Head::Pairwise => (EDGE_FEATURES, 4, PATCH - 1),
     };
-    let mut best: Option<(f64, usize, Vec<(String, Tensor)>)> = None;
+    type Checkpoint = (f64, usize, Vec<(String, Tensor)>);
+    let mut best: Option<Checkpoint> = None;
     let mut since_best = 0;
     for step in 1..=config.steps {
         let mut data = vec![0f32; BATCH * features * length];
@@ -449,27 +473,6 @@ fn fit(
     Ok((step, value))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn block_scores_from_counts() {
-        let s = BlockScores::from_counts(6, 2, 3, 9);
-        assert!((s.accuracy - 15.0 / 20.0).abs() < 1e-12);
-        assert!((s.precision - 0.75).abs() < 1e-12);
-        assert!((s.recall - 6.0 / 9.0).abs() < 1e-12);
-        assert_eq!(s.blocks, 20);
-    }
-
-    #[test]
-    fn natural_order_of_ids() {
-        let mut ids = vec!["final/10", "dev/9", "final/9", "dev/10"];
-        ids.sort_by_key(|id| natural_key(id));
-        assert_eq!(ids, ["dev/9", "dev/10", "final/9", "final/10"]);
-    }
-}
-
 /// The model card, `models/web2text.md`.
 pub fn model_card(r: &TrainReport, config: &TrainConfig) -> String {
     let row = |name: &str, s: &BlockScores| format!("| {name} | {:.3} | {:.3} | {:.3} | {:.3} |\n", s.accuracy, s.precision, s.recall, s.f1);
@@ -526,4 +529,25 @@ pub fn model_card(r: &TrainReport, config: &TrainConfig) -> String {
     }
     card.push_str(&format!("Trained in {:.0} s on this machine's CPU.\n", r.seconds));
     card
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_scores_from_counts() {
+        let s = BlockScores::from_counts(6, 2, 3, 9);
+        assert!((s.accuracy - 15.0 / 20.0).abs() < 1e-12);
+        assert!((s.precision - 0.75).abs() < 1e-12);
+        assert!((s.recall - 6.0 / 9.0).abs() < 1e-12);
+        assert_eq!(s.blocks, 20);
+    }
+
+    #[test]
+    fn natural_order_of_ids() {
+        let mut ids = vec!["final/10", "dev/9", "final/9", "dev/10"];
+        ids.sort_by_key(|id| natural_key(id));
+        assert_eq!(ids, ["dev/9", "dev/10", "final/9", "final/10"]);
+    }
 }

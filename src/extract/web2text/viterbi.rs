@@ -25,6 +25,7 @@ pub fn viterbi(unary: &[[f32; 2]], pairwise: &[[f32; 4]], lambda: f32) -> Vec<La
     let mut best = [ln(unary[0][0]), ln(unary[0][1])];
     let mut back: Vec<[Label; 2]> = Vec::with_capacity(n);
     back.push([0, 0]);
+    #[allow(clippy::needless_range_loop)] // i names block i in unary, pairwise and back alike
     for i in 1..n {
         let pair = pairwise.get(i - 1).copied().unwrap_or([0.25; 4]);
         let mut next = [0.0f32; 2];
