@@ -33,17 +33,11 @@ fn kill_9_midway_then_a_rerun_gives_every_row_once() {
     let out = dir.path().join("out");
     let args = |out: &Path| {
         let mut cmd = bin();
-        cmd.arg("process").arg(&input).arg("--out").arg(out).args([
-            "--quiet",
-            "-j",
-            "1",
-            "--rows-per-shard",
-            "500",
-            "--renderer",
-            "lite",
-            "--classifier",
-            "html-features",
-        ]);
+        cmd.arg("process")
+            .arg(&input)
+            .arg("--out")
+            .arg(out)
+            .args(["--quiet", "-j", "1", "--rows-per-shard", "500", "--renderer", "lite", "--classifier", "html-features"]);
         cmd
     };
 

@@ -266,23 +266,8 @@ fn help_explains_every_flag() {
     let help = bin().args(["process", "--help"]).output().unwrap();
     let text = String::from_utf8_lossy(&help.stdout);
     for flag in [
-        "--out",
-        "--paths",
-        "--prefix",
-        "--rows-per-shard",
-        "--overwrite",
-        "--threads",
-        "--status",
-        "--any-status",
-        "--extractor",
-        "--max-record-bytes",
-        "--max-html-bytes",
-        "--max-text-bytes",
-        "--max-elements",
-        "--max-page-ms",
-        "--quiet",
-        "--stats",
-        "--verbose",
+        "--out", "--paths", "--prefix", "--rows-per-shard", "--overwrite", "--threads", "--status", "--any-status", "--extractor", "--max-record-bytes",
+        "--max-html-bytes", "--max-text-bytes", "--max-elements", "--max-page-ms", "--quiet", "--stats", "--verbose",
     ] {
         assert!(text.contains(flag), "{flag} not in --help");
     }

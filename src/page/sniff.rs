@@ -12,23 +12,8 @@ pub(crate) fn is_generic_media_type(media_type: &str) -> bool {
 /// The tags the WHATWG MIME sniffing standard takes as a sign of HTML when they open a
 /// payload (after whitespace), followed by a space or '>'.
 const HTML_OPENINGS: &[&[u8]] = &[
-    b"<!doctype html",
-    b"<html",
-    b"<head",
-    b"<script",
-    b"<iframe",
-    b"<h1",
-    b"<div",
-    b"<font",
-    b"<table",
-    b"<a",
-    b"<style",
-    b"<title",
-    b"<b",
-    b"<body",
-    b"<br",
-    b"<p",
-    b"<!--",
+    b"<!doctype html", b"<html", b"<head", b"<script", b"<iframe", b"<h1", b"<div", b"<font", b"<table", b"<a", b"<style", b"<title", b"<b", b"<body", b"<br",
+    b"<p", b"<!--",
 ];
 
 pub(crate) fn looks_like_html(payload: &[u8]) -> bool {
