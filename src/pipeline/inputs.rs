@@ -177,4 +177,33 @@ mod tests {
             assert_eq!(inputs, vec![Input::File("/data/crawl-data/a.warc.gz".into()), Input::File("/abs/b.warc.gz".into()),]);
         }
     }
+
+    proptest::proptest! {
+        /// For any number of inputs and tasks, the tasks' slices together hold every input
+        /// exactly once, in sizes that differ by at most one.
+        #[test]
+        fn shard_slices_partition_the_inputs(items in 0usize..300, count in 1usize..64) {
+            use super::Shard;
+            let inputs: Vec<usize> = (0..items).collect();
+            let slices: Vec<Vec<usize>> = (0..count).map(|index| Shard { index, count }.select(inputs.clone())).collect();
+            let mut all: Vec<usize> = slices.iter().flatten().copied().collect();
+            all.sort_unstable();
+            proptest::prop_assert_eq!(all, inputs);
+            let sizes: Vec<usize> = slices.iter().map(Vec::len).collect();
+            let (min, max) = (sizes.iter().min().copied().unwrap_or(0), sizes.iter().max().copied().unwrap_or(0));
+            proptest::prop_assert!(max - min <= 1, "{:?}", sizes);
+        }
+
+        /// `I/N` parses exactly when 0 <= I < N, to that shard.
+        #[test]
+        fn shard_specs_parse_when_in_range(index in 0usize..100, count in 0usize..100) {
+            use super::Shard;
+            let parsed = Shard::parse(&format!("{index}/{count}"));
+            if index < count {
+                proptest::prop_assert_eq!(parsed, Ok(Shard { index, count }));
+            } else {
+                proptest::prop_assert!(parsed.is_err());
+            }
+        }
+    }
 }
