@@ -31,6 +31,21 @@ pub enum NodeData {
     Other,
 }
 
+/// A set of tag names held as interned atoms: asking whether an element's tag is in it
+/// compares integers, not strings (the extractors ask it for every element of a page).
+#[derive(Debug, Clone)]
+pub struct TagSet(Vec<LocalName>);
+
+impl TagSet {
+    pub fn of(names: &[&str]) -> Self {
+        Self(names.iter().map(|&n| LocalName::from(n)).collect())
+    }
+
+    pub fn contains(&self, name: &LocalName) -> bool {
+        self.0.contains(name)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Element {
     pub name: QualName,

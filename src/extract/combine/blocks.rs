@@ -5,11 +5,15 @@
 //! figures that say how the candidates relate (their shares of the page, their overlap,
 //! Algorithm 2's statistics, the genre guess).
 
+use std::sync::LazyLock;
+
+use html5ever::LocalName;
+
 use crate::classify::{PAGE_TYPE_COUNT, PAGE_TYPES, list_view_probability};
 use crate::dom::{DOCUMENT, Dom, NodeData, NodeId};
 use crate::extract::profile::{ARTICLE, LIST_VIEW};
 use crate::extract::view::View;
-use crate::extract::web2text::cdom::{Cdom, SKIP_TAGS_BUT_NOSCRIPT};
+use crate::extract::web2text::cdom::{Cdom, SKIPPED_BUT_NOSCRIPT};
 use crate::extract::web2text::features::{BLOCK_FEATURES, block_feature_names, block_features};
 use crate::extract::{Genre, PageAnalysis, article, genre, list_view};
 
@@ -119,6 +123,11 @@ impl BlockTable {
         self.rows.get(n - tail..n).unwrap_or(&[])
     }
 
+    /// Every input's bits, rows in order: what a faster feature computation must keep.
+    pub fn rows_bits(&self) -> Vec<u32> {
+        self.rows.iter().map(|x| x.to_bits()).collect()
+    }
+
     pub fn row(&self, block: usize) -> &[f32] {
         let n = feature_count();
         &self.rows[block * n..(block + 1) * n]
@@ -127,7 +136,7 @@ impl BlockTable {
     /// The page's blocks and their features.
     pub fn of(page: &PageAnalysis<'_>) -> Self {
         let dom = page.dom;
-        let cdom = Cdom::build_skipping(dom, SKIP_TAGS_BUT_NOSCRIPT);
+        let cdom = Cdom::build_skipping(dom, &SKIPPED_BUT_NOSCRIPT);
         let web2text = block_features(&cdom);
         let nodes: Vec<NodeId> = cdom.leaves.iter().map(|&l| cdom.nodes[l].dom_node).collect();
         let words: Vec<u32> = cdom.leaves.iter().map(|&l| u32::try_from(cdom.nodes[l].stats.words).unwrap_or(u32::MAX)).collect();
@@ -243,6 +252,12 @@ fn marked(dom: &Dom, view: &View<'_>, roots: &[NodeId]) -> Vec<bool> {
     mark
 }
 
+/// Each class word's bit, looked up by hash (a page has thousands of class words).
+static CLASS_WORD_BITS: LazyLock<foldhash::HashMap<&'static str, u32>> =
+    LazyLock::new(|| CLASS_WORDS.iter().enumerate().map(|(bit, &w)| (w, bit as u32)).collect());
+/// The ancestor tags as atoms, compared as integers.
+static ANCESTOR_TAG_ATOMS: LazyLock<Vec<LocalName>> = LazyLock::new(|| ANCESTOR_TAGS.iter().map(|&t| LocalName::from(t)).collect());
+
 /// For every node, the class/id words and the tags of it and its ancestors, as bit masks
 /// (bit i: `CLASS_WORDS[i]`, `ANCESTOR_TAGS[i]`).
 fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
@@ -252,8 +267,7 @@ fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
     while let Some(id) = stack.pop() {
         let (mut c, mut t) = dom.nodes[id].parent.map_or((0, 0), |p| (classes[p], tags[p]));
         if let NodeData::Element(e) = &dom.nodes[id].data {
-            let tag = e.tag();
-            if let Some(bit) = ANCESTOR_TAGS.iter().position(|&x| x == tag) {
+            if let Some(bit) = ANCESTOR_TAG_ATOMS.iter().position(|x| *x == e.name.local) {
                 t |= 1 << bit;
             }
             let id_attr = e.attr("id").unwrap_or("");
@@ -268,7 +282,8 @@ fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
                 lower.make_ascii_lowercase();
                 let Ok(lower) = std::str::from_utf8(lower) else { continue };
                 let stem = lower.strip_suffix('s').filter(|s| s.len() > 2).unwrap_or(lower);
-                if let Some(bit) = CLASS_WORDS.iter().position(|&w| w == stem || w == lower) {
+                // The first listed of the word and its stem.
+                if let Some(bit) = [stem, lower].iter().filter_map(|w| CLASS_WORD_BITS.get(w)).min() {
                     c |= 1 << bit;
                 }
             }

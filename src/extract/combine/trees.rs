@@ -1,28 +1,40 @@
 //! The block trees laid out for prediction. forust-ml predicts tree by tree over a
 //! column-major f64 matrix, with 80-byte nodes; a page's ~400 blocks × 200 trees then cost
 //! as much as building the blocks (`examples/combiner_timing.rs`). Here every tree's nodes
-//! sit in one array of 24-byte nodes and each block's row is walked through all trees in
-//! turn, as f32 values straight from the table. The same comparisons (the f32 input widened
-//! to f64, `<` the split value, NaN to the missing branch) and the same sums in the same
-//! order as forust-ml's `predict`, so the same values (checked in the tests).
+//! sit in one array of 20-byte nodes and each tree is walked by all of a page's blocks in
+//! turn, as f32 values straight from the table. The same branches (f32 thresholds that
+//! split as forust-ml's f64 comparison does, NaN to the missing branch) and the same sums
+//! in the same order as forust-ml's `predict`, so the same values (checked in the tests).
 
 use forust_ml::GradientBooster;
 
+/// One node in 20 bytes: a split compares the block's f32 input with an f32 threshold
+/// that gives the same answer as forust-ml's f64 comparison ([`f32_threshold`]). A leaf
+/// points to itself on every side, so a walk of a fixed number of steps ends on it.
 #[derive(Debug, Clone, Copy)]
 struct FlatNode {
-    split_value: f64,
-    /// The feature split on, or `u32::MAX` for a leaf.
+    /// The feature split on, or [`LEAF`].
     feature: u32,
+    /// A split's threshold (go left below it); a leaf's value.
+    threshold_or_value: f32,
     left: u32,
     right: u32,
-    /// A leaf's value; else the node the missing values go to.
-    leaf_value_or_missing: FlatPayload,
+    /// The node missing (NaN) values go to.
+    missing: u32,
 }
 
-#[derive(Debug, Clone, Copy)]
-enum FlatPayload {
-    Leaf(f32),
-    Missing(u32),
+const LEAF: u32 = u32::MAX;
+
+/// Rows walked through a tree side by side: their walks do not depend on each other, so
+/// the processor overlaps them instead of waiting on one chain of loads.
+const LANES: usize = 16;
+
+/// The smallest f32 not below `split`: for every f32 `x`, `f64::from(x) < split` exactly
+/// when `x < f32_threshold(split)` (a smaller f32 at or above `split` would contradict
+/// "smallest"), so the walk compares f32s and still takes forust-ml's branches.
+fn f32_threshold(split: f64) -> f32 {
+    let rounded = split as f32;
+    if f64::from(rounded) < split { rounded.next_up() } else { rounded }
 }
 
 /// A booster's trees, flattened. Built only for models whose missing value is NaN (the
@@ -30,115 +42,99 @@ enum FlatPayload {
 pub struct FlatTrees {
     base_score: f64,
     nodes: Vec<FlatNode>,
-    /// Each tree's first node and node count.
-    trees: Vec<(u32, u32)>,
+    /// Each tree's first node, node count and depth (the most steps from its root to a leaf).
+    trees: Vec<(u32, u32, u32)>,
 }
 
 impl FlatTrees {
-    /// `None` when the model cannot be flattened as is: a missing value other than NaN, or a
-    /// child or feature index outside the tree or the row (a damaged model).
+    /// `None` when the model cannot be flattened as is: a missing value other than NaN, a
+    /// child or feature index outside the tree or the row, or a tree that is no tree (a
+    /// damaged model).
     pub fn of(booster: &GradientBooster, features: usize) -> Option<Self> {
-        if !booster.missing.is_nan() {
+        if !booster.missing.is_nan() || features >= LEAF as usize {
             return None;
         }
         let mut nodes = Vec::new();
         let mut trees = Vec::with_capacity(booster.trees.len());
         for tree in &booster.trees {
-            let start = u32::try_from(nodes.len()).ok()?;
+            let start = nodes.len();
             let count = u32::try_from(tree.nodes.len()).ok()?;
-            let local = |i: usize| u32::try_from(i).ok().filter(|&i| i < count).map(|i| start + i);
-            for node in &tree.nodes {
+            // Child indices are kept relative to the tree's first node.
+            let local = |i: usize| u32::try_from(i).ok().filter(|&i| i < count);
+            for (index, node) in tree.nodes.iter().enumerate() {
                 let flat = if node.is_leaf {
-                    FlatNode { split_value: 0.0, feature: u32::MAX, left: 0, right: 0, leaf_value_or_missing: FlatPayload::Leaf(node.weight_value) }
+                    let me = local(index)?;
+                    FlatNode { feature: LEAF, threshold_or_value: node.weight_value, left: me, right: me, missing: me }
                 } else {
-                    if node.split_feature >= features {
+                    if node.split_feature >= features || node.split_value.is_nan() {
                         return None;
                     }
                     FlatNode {
-                        split_value: node.split_value,
                         feature: u32::try_from(node.split_feature).ok()?,
+                        threshold_or_value: f32_threshold(node.split_value),
                         left: local(node.left_child)?,
                         right: local(node.right_child)?,
-                        leaf_value_or_missing: FlatPayload::Missing(local(node.missing_node)?),
+                        missing: local(node.missing_node)?,
                     }
                 };
                 nodes.push(flat);
             }
-            trees.push((start, count));
+            let depth = depth(&nodes[start..])?;
+            trees.push((u32::try_from(start).ok()?, count, depth));
         }
         Some(Self { base_score: booster.base_score, nodes, trees })
     }
 
     /// The raw predictions for many rows, tree by tree: one tree's nodes stay in the
-    /// nearest cache while every row goes through it. Each row's sum takes the trees in
-    /// the same order as [`Self::predict`], so the values are the same.
+    /// nearest cache while every row goes through it, [`LANES`] rows side by side. Each
+    /// row's sum takes the trees in forust-ml's order, so the values are forust-ml's
+    /// (checked in the tests).
     pub fn predict_rows(&self, rows: &[&[f32]]) -> Vec<f64> {
         let mut sums = vec![self.base_score; rows.len()];
-        for &(start, count) in &self.trees {
+        for &(start, count, depth) in &self.trees {
             let tree = &self.nodes[start as usize..(start + count) as usize];
-            for (sum, row) in sums.iter_mut().zip(rows) {
-                *sum += f64::from(walk(tree, start, row));
+            for (sums, rows) in sums.chunks_mut(LANES).zip(rows.chunks(LANES)) {
+                let mut at = [0usize; LANES];
+                for _ in 0..depth {
+                    for (at, row) in at.iter_mut().zip(rows) {
+                        let node = &tree[*at];
+                        // A leaf's feature is no column: NaN, its own missing side, itself.
+                        let value = row.get(node.feature as usize).copied().unwrap_or(f32::NAN);
+                        // Selects, not branches: which way a block goes is as good as random.
+                        let side = if value < node.threshold_or_value { node.left } else { node.right };
+                        *at = if value.is_nan() { node.missing } else { side } as usize;
+                    }
+                }
+                for (sum, &at) in sums.iter_mut().zip(&at) {
+                    *sum += f64::from(tree[at].threshold_or_value);
+                }
             }
         }
         sums
     }
-
-    /// The raw prediction (log-odds under log loss) for one row of `features` values,
-    /// row by row: what [`Self::predict_rows`] is checked against.
-    #[cfg(test)]
-    pub fn predict(&self, row: &[f32]) -> f64 {
-        let mut sum = self.base_score;
-        for &(start, count) in &self.trees {
-            let mut i = start as usize;
-            // A tree is walked at most once through each of its nodes (a damaged model
-            // with a cycle stops there).
-            for _ in 0..count {
-                let node = &self.nodes[i];
-                match node.leaf_value_or_missing {
-                    FlatPayload::Leaf(value) => {
-                        sum += f64::from(value);
-                        break;
-                    }
-                    FlatPayload::Missing(missing) => {
-                        let value = f64::from(row.get(node.feature as usize).copied().unwrap_or(f32::NAN));
-                        i = if value.is_nan() {
-                            missing
-                        } else if value < node.split_value {
-                            node.left
-                        } else {
-                            node.right
-                        } as usize;
-                    }
-                }
-            }
-        }
-        sum
-    }
 }
 
-/// The leaf value `row` reaches in one tree (`tree`, whose first node is `start` in the
-/// whole array); 0 when a damaged model cycles (each node is visited at most once).
-#[inline]
-fn walk(tree: &[FlatNode], start: u32, row: &[f32]) -> f32 {
-    let mut i = 0usize;
-    for _ in 0..tree.len() {
-        let Some(node) = tree.get(i) else { return 0.0 };
-        match node.leaf_value_or_missing {
-            FlatPayload::Leaf(value) => return value,
-            FlatPayload::Missing(missing) => {
-                let value = f64::from(row.get(node.feature as usize).copied().unwrap_or(f32::NAN));
-                let next = if value.is_nan() {
-                    missing
-                } else if value < node.split_value {
-                    node.left
-                } else {
-                    node.right
-                };
-                i = next.wrapping_sub(start) as usize;
-            }
+/// The most steps from a tree's root (its first node) to a leaf; `None` when a node is
+/// reached twice (a cycle or a shared child: no tree) or the tree is empty.
+fn depth(tree: &[FlatNode]) -> Option<u32> {
+    let mut seen = vec![false; tree.len()];
+    let mut deepest = 0;
+    let mut stack = vec![(0usize, 0u32)];
+    while let Some((i, d)) = stack.pop() {
+        if std::mem::replace(seen.get_mut(i)?, true) {
+            return None;
+        }
+        let node = tree.get(i)?;
+        if node.feature == LEAF {
+            deepest = deepest.max(d);
+        } else {
+            let mut children = vec![node.left, node.right, node.missing];
+            children.sort_unstable();
+            children.dedup();
+            stack.extend(children.into_iter().map(|c| (c as usize, d + 1)));
         }
     }
-    0.0
+    Some(deepest)
 }
 
 #[cfg(test)]
@@ -161,12 +157,32 @@ mod tests {
         booster.fit(&matrix, &y, &vec![1.0; rows], None).unwrap();
         let flat = FlatTrees::of(&booster, 4).unwrap();
         let expected = booster.predict(&matrix, false);
-        for (r, want) in expected.iter().enumerate() {
-            assert_eq!(flat.predict(&data[r * 4..r * 4 + 4]).to_bits(), want.to_bits(), "row {r}");
-        }
         let all: Vec<&[f32]> = data.chunks(4).collect();
         let tree_by_tree = flat.predict_rows(&all);
         assert_eq!(tree_by_tree.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
         assert!(FlatTrees::of(&booster, 1).is_none(), "a split on a feature the rows lack is refused");
+    }
+
+    #[test]
+    fn a_tree_that_is_no_tree_has_no_depth() {
+        let split = |left, right| FlatNode { feature: 0, threshold_or_value: 0.5, left, right, missing: left };
+        let leaf = |me| FlatNode { feature: LEAF, threshold_or_value: 1.0, left: me, right: me, missing: me };
+        assert_eq!(depth(&[split(1, 2), leaf(1), split(3, 4), leaf(3), leaf(4)]), Some(2));
+        assert_eq!(depth(&[split(1, 0), leaf(1)]), None, "a cycle back to the root");
+        assert_eq!(depth(&[split(1, 2), split(2, 2), leaf(2)]), None, "a child shared by two parents");
+        assert_eq!(depth(&[split(1, 7), leaf(1)]), None, "a child outside the tree");
+        assert_eq!(depth(&[]), None);
+    }
+
+    #[test]
+    fn f32_thresholds_branch_as_the_f64_split_does() {
+        let splits = [0.1f64, -0.1, 1.0 / 3.0, 2.5, 0.0, -0.0, 1e-40, 16_777_217.0, f64::from(f32::MAX) * 2.0, -1e300];
+        for split in splits {
+            let t = f32_threshold(split);
+            let near = [t, t.next_down(), t.next_up(), split as f32, (split as f32).next_down(), (split as f32).next_up(), 0.0, -0.0];
+            for x in near {
+                assert_eq!(f64::from(x) < split, x < t, "x {x:e} split {split:e} threshold {t:e}");
+            }
+        }
     }
 }

@@ -8,7 +8,9 @@
 //! has no source offsets, so a running count of text and markup characters (tag names,
 //! attributes, brackets) stands in for them.
 
-use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId};
+use std::sync::LazyLock;
+
+use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet};
 
 /// Tags dropped with their subtree before collapsing: no content to extract (the
 /// reference implementation's list; `option`, `button`, `svg`, `template` added).
@@ -41,6 +43,12 @@ pub const STOPWORDS: &[&str] = &[
     "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who",
     "whom", "why", "with", "would", "you", "your", "yours", "yourself", "yourselves",
 ];
+/// The tag lists above as atom sets, what the builder asks.
+pub static SKIPPED: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(SKIP_TAGS));
+pub static SKIPPED_BUT_NOSCRIPT: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(SKIP_TAGS_BUT_NOSCRIPT));
+static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
+static FORMS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(FORM_TAGS));
+
 /// Characters counted as punctuation.
 const PUNCTUATION: &[char] = &['.', ',', '?', ';', ':', '!'];
 /// Deeper elements are read as one block of text (bounds the recursion on pathological
@@ -79,7 +87,7 @@ impl TextStats {
             if word.chars().next().is_some_and(char::is_uppercase) {
                 s.capitalised += 1;
             }
-            if word.len() <= 10 && STOPWORDS.contains(&word.to_lowercase().as_str()) {
+            if is_stopword(word) {
                 s.stopwords += 1;
             }
             if word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) {
@@ -134,6 +142,23 @@ impl TextStats {
     }
 }
 
+/// Whether a word is one of [`STOPWORDS`], in any case. ASCII words (nearly all that
+/// match) are lowered on the stack and looked up in the sorted list.
+fn is_stopword(word: &str) -> bool {
+    const LONGEST: usize = 10;
+    if word.len() > LONGEST {
+        return false;
+    }
+    if !word.is_ascii() {
+        return STOPWORDS.contains(&word.to_lowercase().as_str());
+    }
+    let mut buffer = [0u8; LONGEST];
+    let lower = &mut buffer[..word.len()];
+    lower.copy_from_slice(word.as_bytes());
+    lower.make_ascii_lowercase();
+    STOPWORDS.binary_search_by(|w| w.as_bytes().cmp(lower)).is_ok()
+}
+
 /// `name@host.tld`: a word character on each side of `@` and a dot after it.
 fn has_email(text: &str) -> bool {
     let bytes = text.as_bytes();
@@ -186,11 +211,11 @@ pub struct Cdom {
 
 impl Cdom {
     pub fn build(dom: &Dom) -> Self {
-        Self::build_skipping(dom, SKIP_TAGS)
+        Self::build_skipping(dom, &SKIPPED)
     }
 
     /// The CDOM without the subtrees of the `skip` tags.
-    pub fn build_skipping(dom: &Dom, skip: &'static [&'static str]) -> Self {
+    pub fn build_skipping(dom: &Dom, skip: &TagSet) -> Self {
         let start = dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT);
         let mut builder = Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true, skip };
         let root = builder.node(start, 0);
@@ -253,21 +278,33 @@ impl Cdom {
         out
     }
 
-    /// [`Self::class_path`] of every leaf, in order, each built from its parent's path
-    /// instead of walking up from every leaf (a parent is always created after its
-    /// children, so walking the nodes backwards meets parents first).
-    pub fn leaf_class_paths(&self) -> Vec<String> {
-        let mut paths: Vec<String> = vec![String::new(); self.nodes.len()];
-        for id in (0..self.nodes.len()).rev() {
+    /// An identifier of each leaf's [`Self::class_path`], in order: equal paths get equal
+    /// identifiers (a 64-bit hash, built from the parent's, so no path string is made).
+    /// Parents are created after their children, so walking the nodes backwards meets
+    /// parents first.
+    pub fn leaf_class_path_ids(&self) -> Vec<u64> {
+        use std::hash::BuildHasher;
+        let state = foldhash::quality::FixedState::with_seed(0);
+        // Folded one tag.class at a time: a merged chain and the same tags as separate
+        // nodes spell the same path, as in the string.
+        let extend = |above: u64, id: usize| {
             let node = &self.nodes[id];
-            let own = node.tags.iter().zip(&node.classes).map(|(t, c)| format!("{t}.{c}")).collect::<Vec<_>>().join(">");
-            paths[id] = match node.parent {
-                Some(p) if p > id => format!("{}>{own}", paths[p]),
-                Some(_) => self.class_path(id),
-                None => own,
+            node.tags.iter().zip(&node.classes).fold(above, |h, (tag, class)| state.hash_one((h, tag, class)))
+        };
+        let mut ids = vec![0u64; self.nodes.len()];
+        for id in (0..self.nodes.len()).rev() {
+            let above = match self.nodes[id].parent {
+                Some(p) if p > id => ids[p],
+                // Not built by `build`; kept exact by folding down from the root.
+                Some(_) => {
+                    let chain: Vec<usize> = self.ancestors(id).collect();
+                    chain.iter().rev().fold(0, |above, &n| extend(above, n))
+                }
+                None => 0,
             };
+            ids[id] = extend(above, id);
         }
-        self.leaves.iter().map(|&l| std::mem::take(&mut paths[l])).collect()
+        self.leaves.iter().map(|&l| ids[l]).collect()
     }
 
     /// The "class path" of a leaf: its chain of tag.class names up to the root.
@@ -292,7 +329,7 @@ struct Builder<'d> {
     /// A block element opened or closed since the last leaf.
     pending_break: bool,
     /// Tags dropped with their subtree.
-    skip: &'static [&'static str],
+    skip: &'d TagSet,
 }
 
 impl Builder<'_> {
@@ -312,13 +349,14 @@ impl Builder<'_> {
                 let markup = 2 + tag.len() + kept.map(|(n, v)| n.len() + v.len() + 4).sum::<usize>();
                 let start = self.offset;
                 self.offset += markup;
-                if self.skip.contains(&tag) {
-                    if BLOCK_TAGS.contains(&tag) {
+                let name = &element.name.local;
+                let block = BLOCKS.contains(name);
+                if self.skip.contains(name) {
+                    if block {
                         self.pending_break = true;
                     }
                     return None;
                 }
-                let block = BLOCK_TAGS.contains(&tag);
                 self.pending_break |= block;
                 let kept: Vec<usize> = if depth >= MAX_DEPTH {
                     let text = self.subtree_text(id);
@@ -328,7 +366,7 @@ impl Builder<'_> {
                 };
                 self.offset += tag.len() + 3;
                 self.pending_break |= block;
-                let form = FORM_TAGS.contains(&tag) || self.has_form_control(id);
+                let form = FORMS.contains(name) || self.has_form_control(id);
                 match kept.as_slice() {
                     [] => None,
                     &[only] => {
@@ -416,7 +454,7 @@ impl Builder<'_> {
     /// Whether a form control sits directly under this element (deeper ones are
     /// counted when their own parents are built).
     fn has_form_control(&self, id: NodeId) -> bool {
-        self.dom.element_children(id).any(|c| self.dom.element(c).is_some_and(|e| FORM_TAGS.contains(&e.tag())))
+        self.dom.element_children(id).any(|c| self.dom.element(c).is_some_and(|e| FORMS.contains(&e.name.local)))
     }
 }
 
@@ -437,11 +475,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn leaf_paths_built_from_parents_equal_the_walk_up() {
-        let c = cdom("<body><div class=a><p class=x>one <b>two</b></p><ul><li>three</li><li class=y>four <i>five</i></li></ul></div><p>six</p></body>");
+    fn stopwords_are_found_in_any_case_and_the_list_stays_sorted() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]), "is_stopword binary-searches the list");
+        for word in ["the", "The", "THE", "yourselves", "Ourselves"] {
+            assert!(is_stopword(word), "{word}");
+        }
+        for word in ["cat", "thee", "", "yourselvesx", "Ünder", "théir"] {
+            assert!(!is_stopword(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn leaves_share_a_path_id_exactly_when_they_share_the_class_path() {
+        let c = cdom(
+            "<body><div class=a><p class=x>one <b>two</b></p><ul><li>three</li><li class=y>four <i>five</i></li><li>six</li></ul></div>\
+             <p>seven</p><div class=a><p class=x>eight <b>nine</b></p></div><div class=a><p class=x><b>ten</b></p><p>eleven</p></div></body>",
+        );
         let walked: Vec<String> = c.leaves.iter().map(|&l| c.class_path(l)).collect();
-        assert_eq!(c.leaf_class_paths(), walked);
-        assert!(walked.len() >= 5);
+        let ids = c.leaf_class_path_ids();
+        assert_eq!(ids.len(), walked.len());
+        let mut shared = 0;
+        for i in 0..ids.len() {
+            for j in 0..ids.len() {
+                assert_eq!(ids[i] == ids[j], walked[i] == walked[j], "{} / {}", walked[i], walked[j]);
+                shared += usize::from(i != j && ids[i] == ids[j]);
+            }
+        }
+        assert!(shared > 0, "the page repeats a path: {walked:?}");
     }
 
     fn cdom(html: &str) -> Cdom {

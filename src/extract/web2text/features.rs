@@ -3,8 +3,6 @@
 //! ratios clipped to the paper's bounds); the model standardises them with the
 //! training set's mean and standard deviation, stored with it.
 
-use std::collections::HashMap;
-
 use super::cdom::{Cdom, TextStats};
 
 pub const BLOCK_FEATURES: usize = 128;
@@ -69,12 +67,12 @@ fn node_features(cdom: &Cdom, id: usize, out: &mut Vec<f32>) {
 
 /// The block features of every leaf, `BLOCK_FEATURES` per block, blocks in order.
 pub fn block_features(cdom: &Cdom) -> Vec<[f32; BLOCK_FEATURES]> {
-    let mut same_text: HashMap<&str, usize> = HashMap::new();
-    let mut same_path: HashMap<String, usize> = HashMap::new();
-    let paths = cdom.leaf_class_paths();
-    for (&leaf, path) in cdom.leaves.iter().zip(&paths) {
+    let mut same_text: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
+    let mut same_path: foldhash::HashMap<u64, usize> = foldhash::HashMap::default();
+    let paths = cdom.leaf_class_path_ids();
+    for (&leaf, &path) in cdom.leaves.iter().zip(&paths) {
         *same_text.entry(cdom.nodes[leaf].text.as_str()).or_default() += 1;
-        *same_path.entry(path.clone()).or_default() += 1;
+        *same_path.entry(path).or_default() += 1;
     }
     let first = cdom.leaves.first().map_or(0, |&l| cdom.nodes[l].start);
     let body = cdom.body_length() as f32;
