@@ -163,6 +163,11 @@ pub struct TrainExtractArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Write the selector's out-of-fold inputs (every page's features and candidates'
+    /// scores) as JSON, for experiments with the selector (`examples/selector_cv.rs`).
+    #[arg(long, value_name = "FILE")]
+    pub selector_rows: Option<PathBuf>,
+
     /// Trees to grow.
     #[arg(long, default_value_t = 200)]
     pub trees: usize,
@@ -961,6 +966,10 @@ fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> {
     print_stdout(&train::render_report(&report))?;
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string(&report)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.selector_rows {
+        let rows = train::described_rows(&prepared, &selector_rows, config.folds);
+        std::fs::write(path, serde_json::to_string(&rows)?).with_context(|| format!("writing {}", path.display()))?;
     }
     if config.cv_only {
         return Ok(ExitCode::SUCCESS);

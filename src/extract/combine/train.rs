@@ -286,6 +286,70 @@ pub struct SelectorRow {
     pub lcs_f1: [f64; 3],
 }
 
+/// A selector row with the page it describes, as `--selector-rows` writes it.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct DescribedRow {
+    pub dataset: String,
+    pub id: String,
+    pub domain: String,
+    pub page_type: String,
+    pub fold: usize,
+    pub features: Vec<f32>,
+    pub word_f1: [f64; 3],
+    pub lcs_f1: [f64; 3],
+}
+
+/// The rows of [`cross_validate`] with their pages described.
+pub fn described_rows(prepared: &[Prepared], rows: &[SelectorRow], folds: usize) -> Vec<DescribedRow> {
+    rows.iter()
+        .map(|r| {
+            let page = &prepared[r.page];
+            DescribedRow {
+                dataset: page.dataset.to_string(),
+                id: page.page.id.clone(),
+                domain: page.domain.clone(),
+                page_type: page.page.page_type.clone(),
+                fold: fold_of(&page.domain, folds.max(2)),
+                features: r.features.clone(),
+                word_f1: r.word_f1,
+                lcs_f1: r.lcs_f1,
+            }
+        })
+        .collect()
+}
+
+/// What the selector's regressors learn for each candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelectorTarget {
+    /// The candidate's word F1.
+    WordF1,
+    /// Its word F1 less the mean of the three: how much better it does than the others on
+    /// this page, the page's own difficulty (shared by all three) taken out.
+    Advantage,
+    /// Its word F1 less the blocks'.
+    OverBlocks,
+    /// The square root of its word F1: a loss from 0.1 to 0 weighs more than one from 0.9 to 0.8.
+    SqrtWordF1,
+    /// Whether it scores at least 0.3 (a regression to the probability of not failing).
+    AtLeast03,
+}
+
+impl SelectorTarget {
+    pub fn of(self, word_f1: &[f64; 3], candidate: usize) -> f64 {
+        let own = word_f1[candidate];
+        match self {
+            Self::WordF1 => own,
+            Self::Advantage => own - word_f1.iter().sum::<f64>() / 3.0,
+            Self::OverBlocks => own - word_f1[0],
+            Self::SqrtWordF1 => own.max(0.0).sqrt(),
+            Self::AtLeast03 => f64::from(u8::from(own >= 0.3)),
+        }
+    }
+}
+
+/// The target the shipped selector is trained on (chosen by `examples/selector_cv.rs`).
+pub const SELECTOR_TARGET: SelectorTarget = SelectorTarget::WordF1;
+
 /// The selector's regressors: small boosted trees predicting each candidate's word F1.
 pub fn fit_selector(rows: &[&SelectorRow], settings: &TreeSettings) -> Result<Vec<GradientBooster>, CombineError> {
     let cols = rows.first().map_or(0, |r| r.features.len());
@@ -295,7 +359,7 @@ pub fn fit_selector(rows: &[&SelectorRow], settings: &TreeSettings) -> Result<Ve
     let weights = vec![1.0; rows.len()];
     (0..CANDIDATES.len())
         .map(|c| {
-            let y: Vec<f64> = rows.iter().map(|r| r.word_f1[c]).collect();
+            let y: Vec<f64> = rows.iter().map(|r| SELECTOR_TARGET.of(&r.word_f1, c)).collect();
             let mut booster = GradientBooster::default()
                 .set_objective_type(ObjectiveType::SquaredLoss)
                 .set_iterations(100)
