@@ -1,14 +1,18 @@
 //! goce-warc: Common Crawl WARC archives to clean, genre-labelled text in Parquet.
 //!
 //! The modules follow the data flow, one stage each:
-//! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`render`] (pictures) → [`classify`] (genre) → [`extract`] (text) →
-//! [`annotate`] (language, digest, words) → [`output`] (Parquet shards and manifests), driven by [`pipeline`].
+//! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`analyse`] (views and Algorithm 2, shared) → [`render`] (pictures) →
+//! [`classify`] (genre) → [`extract`] (text) → [`annotate`] (language, digest, words) → [`output`] (Parquet shards and manifests),
+//! driven by [`pipeline`]. A module imports only those before it; [`gold`] (gold pages and their scores) sits below the
+//! ones that learn, [`eval`] above them all.
 
+pub mod analyse;
 pub mod annotate;
 pub mod classify;
 pub mod dom;
 pub mod eval;
 pub mod extract;
+pub mod gold;
 pub mod output;
 pub mod page;
 pub mod pipeline;

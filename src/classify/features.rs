@@ -7,8 +7,8 @@
 use foldhash::HashMap;
 
 use super::words::WordBag;
+use crate::analyse::{ListAnalysis, PageAnalysis};
 use crate::dom::{DOCUMENT, Dom, NodeData};
-use crate::extract::{ListAnalysis, PageAnalysis};
 
 /// One feature: its name and whether the paper defines it.
 pub struct FeatureDef {

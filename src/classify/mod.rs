@@ -20,7 +20,7 @@ pub use features::{FEATURE_COUNT, Features};
 pub use linear::LinearModel;
 pub use resnet::{GenreNet, NetInput};
 
-use crate::extract::Genre;
+use crate::analyse::Genre;
 
 /// WCXB's seven page types, in the models' output order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -213,7 +213,7 @@ impl Classifier {
     }
 
     /// The features this classifier reads from a page: the words only where its model uses them.
-    pub fn features_of(&self, page: &crate::extract::PageAnalysis<'_>, url: &str) -> Features {
+    pub fn features_of(&self, page: &crate::analyse::PageAnalysis<'_>, url: &str) -> Features {
         let features = Features::of_page(page, url);
         match self {
             Self::Resnet(net) if net.words.is_some() => features.with_words(page.dom, url),
@@ -233,11 +233,11 @@ impl Classifier {
 impl Classifier {
     /// One page from its HTML and URL ("" when unknown): parse (keeping style sheets),
     /// draw with the lite renderer, compute the features, classify.
-    pub fn classify_html(&self, html: &str, url: &str, limits: &crate::extract::ExtractLimits) -> Result<Prediction, ClassifyError> {
-        let dom = crate::extract::parse_page(html, limits, &crate::dom::FOR_RENDERING)
+    pub fn classify_html(&self, html: &str, url: &str, limits: &crate::analyse::ExtractLimits) -> Result<Prediction, ClassifyError> {
+        let dom = crate::analyse::parse_page(html, limits, &crate::dom::FOR_RENDERING)
             .map_err(|e| ClassifyError::Page(format!("the page could not be parsed: {e}")))?;
         let picture = self.kind().needs_picture().then(|| crate::render::render_lite(&dom, &crate::render::RenderOptions::default()).picture);
-        let features = self.features_of(&crate::extract::PageAnalysis::new(&dom), url);
+        let features = self.features_of(&crate::analyse::PageAnalysis::new(&dom), url);
         self.classify(&[NetInput { picture: picture.as_ref(), features: &features }])?
             .pop()
             .ok_or_else(|| ClassifyError::Torch("no prediction came back".into()))

@@ -19,9 +19,9 @@ use super::{
     ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL,
     select_device,
 };
+use crate::analyse::{ExtractLimits, Genre, PageAnalysis, parse_page};
 use crate::dom::FOR_RENDERING;
-use crate::eval::dataset;
-use crate::extract::{ExtractLimits, Genre, PageAnalysis, parse_page};
+use crate::gold::dataset;
 use crate::render::{Picture, RenderOptions, render_lite};
 
 /// Everything `train` is told; the defaults are the shipped model's.

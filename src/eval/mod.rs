@@ -1,11 +1,9 @@
 //! `goce-warc eval`: extraction quality over a gold dataset, in the shape of the GOCE
 //! paper's Table 2, with WCXB's word F1 beside the paper's metrics.
 
-pub mod dataset;
-pub mod metrics;
+pub use crate::gold::{dataset, metrics};
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
@@ -16,19 +14,8 @@ use crate::render::{Picture, RenderOptions, render_lite};
 pub use dataset::{GoldPage, load};
 use metrics::{Prf, cosine, lcs_prf, snippets, word_prf, words};
 
-#[derive(Debug, thiserror::Error)]
-pub enum EvalError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("dataset: {0}")]
-    Dataset(String),
-}
-
-impl EvalError {
-    fn io(path: &Path, source: std::io::Error) -> Self {
-        Self::Io { path: path.to_path_buf(), source }
-    }
-}
+/// Reading a gold dataset is what fails here.
+pub use crate::gold::GoldError as EvalError;
 
 /// The scores of one extractor on one page.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -10,23 +10,16 @@
 mod all_text;
 pub mod article;
 pub mod combine;
-pub mod genre;
-pub mod list_view;
-pub mod profile;
-pub mod view;
 pub mod web2text;
 
-use std::cell::OnceCell;
-use std::sync::Arc;
-use std::time::Instant;
-
 pub use all_text::all_text;
-pub use genre::Genre;
+// The page analysis the extractors read, where it has always been found.
+pub use crate::analyse::{ExtractLimits, Genre, ListAnalysis, PageAnalysis, PageError, genre, list_view, parse_page, profile, view};
 
 use crate::classify::PAGE_TYPE_COUNT;
-use crate::dom::{Dom, DomError, DomLimits, FOR_EXTRACTION, FOR_WEB2TEXT, Prepass};
-use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile, PruneRules};
-use view::{PageCounts, View};
+use crate::dom::{Dom, FOR_EXTRACTION, FOR_WEB2TEXT, Prepass};
+use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile};
+use view::View;
 
 /// The text and title taken from one page.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -67,73 +60,6 @@ pub enum Extractor {
     /// The page's genre picks `web2text` for articles and `list-view` for list pages
     /// (each where it measured best).
     GoceWeb2text,
-}
-
-/// Parses a page within the extraction limits after `prepass`: [`crate::dom::FOR_RENDERING`] keeps
-/// what every stage reads, [`Extractor::prepass`] only what one extractor does.
-pub fn parse_page(html: &str, limits: &ExtractLimits, prepass: &Prepass) -> Result<Dom, ExtractError> {
-    let deadline = Instant::now().checked_add(limits.max_page_time);
-    let dom_limits = DomLimits { max_elements: limits.max_elements, deadline };
-    Dom::parse_with(html, dom_limits, prepass).map_err(|e| match e {
-        DomError::TooManyElements(n) => ExtractError::TooManyElements(n),
-        DomError::TimeLimit => ExtractError::TimeLimit(limits.max_page_time),
-    })
-}
-
-/// A parsed page with the analyses that several stages read, each made on first use:
-/// Algorithm 2 under the improved list-view profile serves the `goce` genre guess, the
-/// classifier's features and the list-view extractor, so a page under `goce` with the
-/// classifier runs it once instead of twice.
-pub struct PageAnalysis<'d> {
-    pub dom: &'d Dom,
-    counts: OnceCell<Arc<PageCounts>>,
-    list: OnceCell<ListAnalysis<'d>>,
-    /// The classifier's page-type probabilities, when it has run (the combiner reads them).
-    page_types: OnceCell<[f32; PAGE_TYPE_COUNT]>,
-}
-
-/// Algorithm 2 on a page: its pruned view and the id it chose.
-pub struct ListAnalysis<'d> {
-    pub view: View<'d>,
-    pub choice: Option<list_view::ListChoice>,
-}
-
-impl<'d> PageAnalysis<'d> {
-    pub fn new(dom: &'d Dom) -> Self {
-        Self { dom, counts: OnceCell::new(), list: OnceCell::new(), page_types: OnceCell::new() }
-    }
-
-    /// A page whose page-type probabilities the classifier has given.
-    pub fn with_page_types(dom: &'d Dom, page_types: Option<[f32; PAGE_TYPE_COUNT]>) -> Self {
-        let page = Self::new(dom);
-        if let Some(p) = page_types {
-            let _ = page.page_types.set(p);
-        }
-        page
-    }
-
-    pub fn page_types(&self) -> Option<&[f32; PAGE_TYPE_COUNT]> {
-        self.page_types.get()
-    }
-
-    /// The word counts every view of the page shares.
-    pub fn counts(&self) -> Arc<PageCounts> {
-        Arc::clone(self.counts.get_or_init(|| Arc::new(PageCounts::new(self.dom))))
-    }
-
-    /// A pruned view of the page under `rules`.
-    pub fn view(&self, rules: &PruneRules) -> View<'d> {
-        View::with_counts(self.dom, self.counts(), rules)
-    }
-
-    /// Algorithm 2 with the `LIST_VIEW` profile.
-    pub fn list(&self) -> &ListAnalysis<'d> {
-        self.list.get_or_init(|| {
-            let view = self.view(&LIST_VIEW.prune);
-            let choice = list_view::choose(&view, &LIST_VIEW);
-            ListAnalysis { view, choice }
-        })
-    }
 }
 
 impl Extraction {
@@ -237,7 +163,7 @@ impl Extractor {
             Self::Combined => {
                 let model = combine::shared_model(None).map_err(|e| ExtractError::Model(e.to_string()))?;
                 let mut table = combine::BlockTable::of(page);
-                if let Some(p) = page.page_types() {
+                if let Some(p) = page.page_types().and_then(|p| <&[f32; PAGE_TYPE_COUNT]>::try_from(p).ok()) {
                     table.set_page_types(p);
                 }
                 (model.text_of(&table), None)
@@ -295,23 +221,6 @@ pub(crate) fn list_view_output(view: &View<'_>, choice: Option<&list_view::ListC
     }
 }
 
-/// Bounds on the work done for one page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct ExtractLimits {
-    /// Output text is cut at this many bytes (at a character boundary).
-    pub max_text_bytes: usize,
-    /// Pages with more elements are skipped.
-    pub max_elements: usize,
-    /// Pages that take longer are abandoned and skipped.
-    pub max_page_time: std::time::Duration,
-}
-
-impl Default for ExtractLimits {
-    fn default() -> Self {
-        Self { max_text_bytes: 4 << 20, max_elements: 200_000, max_page_time: std::time::Duration::from_secs(2) }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExtractError {
     #[error("the page has more than {0} elements")]
@@ -324,6 +233,15 @@ pub enum ExtractError {
     NoGoldGenre,
     #[error("{0}")]
     Model(String),
+}
+
+impl From<PageError> for ExtractError {
+    fn from(e: PageError) -> Self {
+        match e {
+            PageError::TooManyElements(n) => Self::TooManyElements(n),
+            PageError::TimeLimit(d) => Self::TimeLimit(d),
+        }
+    }
 }
 
 impl ExtractError {

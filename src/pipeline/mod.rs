@@ -449,7 +449,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         // One DOM for the picture, the features and the text.
         let dom = match parse_page(&page.html, &config.extract_limits, &FOR_RENDERING) {
             Ok(dom) => dom,
-            Err(e) => return skipped(e),
+            Err(e) => return skipped(e.into()),
         };
         let picture = config.renderer.as_deref().and_then(|renderer| {
             let (note, picture) = render_page(renderer, &page.html, &dom, config.pictures_dir.as_deref(), warc_file, page.offset);

@@ -21,10 +21,10 @@ use super::{CANDIDATES, CombineError, CombinerModel, column_major, selector_feat
 use crate::classify::Prediction;
 use crate::classify::train::RecordedSplit;
 use crate::dom::{DomLimits, FOR_WEB2TEXT};
-use crate::eval::GoldPage;
-use crate::eval::metrics::{lcs_prf, word_prf, words};
 use crate::extract::web2text::align;
 use crate::extract::{Extractor, Genre, PageAnalysis};
+use crate::gold::GoldPage;
+use crate::gold::metrics::{lcs_prf, word_prf, words};
 
 /// The extractors scored beside the combiner on every fold.
 pub const BASELINES: [Extractor; 5] = [Extractor::Goce, Extractor::Oracle, Extractor::Article, Extractor::ListView, Extractor::Web2text];
@@ -120,15 +120,15 @@ pub struct CvReport {
 
 /// The pages of the three datasets that training may see (held-out fifths left out).
 pub fn load_pages(config: &TrainConfig) -> Result<Vec<(&'static str, GoldPage)>, CombineError> {
-    let dataset_error = |dir: &Path, e: crate::eval::EvalError| CombineError::Training { what: dir.display().to_string(), detail: e.to_string() };
+    let dataset_error = |dir: &Path, e: crate::gold::GoldError| CombineError::Training { what: dir.display().to_string(), detail: e.to_string() };
     let mut pages = Vec::new();
-    for page in crate::eval::load(&config.wcxb).map_err(|e| dataset_error(&config.wcxb, e))? {
+    for page in crate::gold::load(&config.wcxb).map_err(|e| dataset_error(&config.wcxb, e))? {
         if !page.held_out {
             pages.push(("wcxb", page));
         }
     }
     if let Some(dir) = &config.scrapinghub {
-        for page in crate::eval::load(dir).map_err(|e| dataset_error(dir, e))? {
+        for page in crate::gold::load(dir).map_err(|e| dataset_error(dir, e))? {
             if !page.held_out {
                 pages.push(("scrapinghub", page));
             }

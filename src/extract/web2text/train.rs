@@ -17,8 +17,8 @@ use super::net::{ModelSpec, SequenceCnn, Web2TextModel, sequence_tensor, standar
 use super::viterbi::Label;
 use super::{Inference, MODEL_SPEC, MODEL_WEIGHTS, PageBlocks, Web2TextError, align};
 use crate::classify::train::splitmix;
-use crate::eval::metrics::{word_prf, words};
 use crate::extract::ExtractLimits;
+use crate::gold::metrics::{word_prf, words};
 
 /// The paper's split sizes.
 pub const TEST_PAGES: usize = 148;
@@ -143,7 +143,7 @@ fn labelled(id: String, html: &str, gold: String) -> Option<LabelledPage> {
 
 /// WCXB pages labelled from their gold `main_content`: (tuning part, held-aside part).
 pub fn load_wcxb(dir: &Path) -> Result<(Vec<LabelledPage>, Vec<LabelledPage>), Web2TextError> {
-    let pages = crate::eval::dataset::load(dir).map_err(|e| Web2TextError::Training { what: dir.display().to_string(), detail: e.to_string() })?;
+    let pages = crate::gold::dataset::load(dir).map_err(|e| Web2TextError::Training { what: dir.display().to_string(), detail: e.to_string() })?;
     let loaded: Vec<(bool, Option<LabelledPage>)> =
         pages.par_iter().map(|p| (p.held_out, p.read_html().ok().and_then(|html| labelled(format!("wcxb/{}", p.id), &html, p.main_content.clone())))).collect();
     let (mut tuning, mut held) = (Vec::new(), Vec::new());

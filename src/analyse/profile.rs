@@ -303,8 +303,8 @@ pub const LIST_VIEW: ListViewProfile = ListViewProfile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyse::view::View;
     use crate::dom::Dom;
-    use crate::extract::view::View;
 
     fn kept_words(html: &str, rules: &PruneRules) -> u32 {
         let dom = Dom::parse_unbounded(html);

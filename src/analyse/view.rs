@@ -301,7 +301,7 @@ pub(crate) fn tidy(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::profile::{ARTICLE_PRUNE, PAPER_PRUNE};
+    use crate::analyse::profile::{ARTICLE_PRUNE, PAPER_PRUNE};
 
     #[test]
     fn words_are_counted_as_split_whitespace_counts_them() {

@@ -4,8 +4,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::EvalError;
-use crate::extract::Genre;
+use super::GoldError;
+use crate::analyse::Genre;
 
 /// One page with its gold.
 #[derive(Debug, Clone)]
@@ -26,11 +26,11 @@ pub struct GoldPage {
 }
 
 impl GoldPage {
-    pub fn read_html(&self) -> Result<String, EvalError> {
-        let bytes = std::fs::read(&self.html_path).map_err(|e| EvalError::io(&self.html_path, e))?;
+    pub fn read_html(&self) -> Result<String, GoldError> {
+        let bytes = std::fs::read(&self.html_path).map_err(|e| GoldError::io(&self.html_path, e))?;
         let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
             let mut out = Vec::new();
-            flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut out).map_err(|e| EvalError::io(&self.html_path, e))?;
+            flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut out).map_err(|e| GoldError::io(&self.html_path, e))?;
             out
         } else {
             bytes
@@ -45,7 +45,7 @@ fn held_out(id: &str, index: usize) -> bool {
     id.parse::<u64>().map_or(index % 5 == 4, |n| n % 5 == 0)
 }
 
-pub fn load(dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
+pub fn load(dir: &Path) -> Result<Vec<GoldPage>, GoldError> {
     let gt_dir = dir.join("ground-truth");
     let gt_file = dir.join("ground-truth.json");
     if gt_dir.is_dir() {
@@ -53,7 +53,7 @@ pub fn load(dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
     } else if gt_file.is_file() {
         load_scrapinghub(dir, &gt_file)
     } else {
-        Err(EvalError::Dataset(format!("{}: neither a WCXB folder (ground-truth/) nor a Scrapinghub one (ground-truth.json)", dir.display())))
+        Err(GoldError::Dataset(format!("{}: neither a WCXB folder (ground-truth/) nor a Scrapinghub one (ground-truth.json)", dir.display())))
     }
 }
 
@@ -92,9 +92,9 @@ fn snippets(list: Option<Vec<Option<String>>>) -> Vec<String> {
     list.unwrap_or_default().into_iter().flatten().collect()
 }
 
-fn load_wcxb(dir: &Path, gt_dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
+fn load_wcxb(dir: &Path, gt_dir: &Path) -> Result<Vec<GoldPage>, GoldError> {
     let mut names: Vec<String> = std::fs::read_dir(gt_dir)
-        .map_err(|e| EvalError::io(gt_dir, e))?
+        .map_err(|e| GoldError::io(gt_dir, e))?
         .flatten()
         .filter_map(|e| e.file_name().to_str().map(str::to_string))
         .filter(|n| n.ends_with(".json"))
@@ -108,8 +108,8 @@ fn load_wcxb(dir: &Path, gt_dir: &Path) -> Result<Vec<GoldPage>, EvalError> {
             continue;
         }
         let path = gt_dir.join(name);
-        let text = std::fs::read_to_string(&path).map_err(|e| EvalError::io(&path, e))?;
-        let gold: WcxbGold = serde_json::from_str(&text).map_err(|e| EvalError::Dataset(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| GoldError::io(&path, e))?;
+        let gold: WcxbGold = serde_json::from_str(&text).map_err(|e| GoldError::Dataset(format!("{}: {e}", path.display())))?;
         let truth = gold.ground_truth.unwrap_or(WcxbTruth { main_content: None, with: None, without: None });
         let mut page_type = gold.internal.and_then(|i| i.page_type).and_then(|p| p.primary).unwrap_or_else(|| "article".into());
         if page_type == "category" {
@@ -139,10 +139,10 @@ struct ScrapinghubGold {
     url: Option<String>,
 }
 
-fn load_scrapinghub(dir: &Path, gt_file: &Path) -> Result<Vec<GoldPage>, EvalError> {
-    let text = std::fs::read_to_string(gt_file).map_err(|e| EvalError::io(gt_file, e))?;
+fn load_scrapinghub(dir: &Path, gt_file: &Path) -> Result<Vec<GoldPage>, GoldError> {
+    let text = std::fs::read_to_string(gt_file).map_err(|e| GoldError::io(gt_file, e))?;
     let gold: std::collections::BTreeMap<String, ScrapinghubGold> =
-        serde_json::from_str(&text).map_err(|e| EvalError::Dataset(format!("{}: {e}", gt_file.display())))?;
+        serde_json::from_str(&text).map_err(|e| GoldError::Dataset(format!("{}: {e}", gt_file.display())))?;
     let mut pages = Vec::new();
     for (index, (id, g)) in gold.into_iter().enumerate() {
         let html_path = dir.join("html").join(format!("{id}.html.gz"));

@@ -124,8 +124,8 @@ fn common_ancestor(view: &View<'_>, nodes: &[NodeId]) -> Option<NodeId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyse::profile::LIST_VIEW_PAPER;
     use crate::dom::Dom;
-    use crate::extract::profile::LIST_VIEW_PAPER;
 
     #[test]
     fn the_id_with_the_highest_average_text_among_the_top_n_wins() {
