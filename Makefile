@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test lint model model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test lint fuzz fuzz-smoke model model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -44,6 +44,14 @@ cv-samples: build
 	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --samples-out target/eval/samples.jsonl
 	[ -x target/cv-venv/bin/python ] || python3 -m venv target/cv-venv
 	target/cv-venv/bin/pip install -q -r scripts/requirements-cv.txt
+
+TARGET ?= warc_reader
+SECONDS ?= 60
+fuzz:  ## Fuzz one target for SECONDS (TARGET=warc_reader|http_page|html_extract|render; cargo-fuzz on the stable compiler); findings in fuzz/artifacts/
+	scripts/fuzz.sh $(TARGET) $(SECONDS)
+
+fuzz-smoke:  ## Every fuzz target for 20 s (~7 min with the instrumented build); not in `make eval` yet
+	for t in warc_reader http_page html_extract render; do scripts/fuzz.sh $$t 20 || exit 1; done
 
 model-extract: build  ## Retrain the combiner (the default extractor) on WCXB-dev, CleanEval and Scrapinghub after domain-grouped 5-fold CV (~10 min after the build); rewrites models/combiner.*
 	$(BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --out models --json target/eval/combiner-cv.json

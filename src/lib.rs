@@ -3,8 +3,8 @@
 //! The modules follow the data flow, one stage each:
 //! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`analyse`] (views and Algorithm 2, shared) → [`render`] (pictures) →
 //! [`classify`] (genre) → [`extract`] (text) → [`annotate`] (language, digest, words) → [`output`] (Parquet shards and manifests),
-//! driven by [`pipeline`]. A module imports only those before it; [`gold`] (gold pages and their scores) sits below the
-//! ones that learn, [`eval`] above them all.
+//! driven by [`pipeline`]. A module imports only those before it; [`models`] (where the trained models are) and [`gold`]
+//! (gold pages and their scores) sit below the stages that load or learn, [`eval`] above them all.
 
 pub mod analyse;
 pub mod annotate;
@@ -13,6 +13,7 @@ pub mod dom;
 pub mod eval;
 pub mod extract;
 pub mod gold;
+pub mod models;
 pub mod output;
 pub mod page;
 pub mod pipeline;

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-/// Earliest first. `gold` (gold pages and scores) sits below the stages that learn from
-/// it; `pipeline` drives the stages; `eval` measures them all.
-const ORDER: &[&str] = &["warc", "page", "dom", "analyse", "gold", "render", "classify", "extract", "annotate", "output", "pipeline", "eval"];
+/// Earliest first. `models` (where the model files are) and `gold` (gold pages and
+/// scores) sit below the stages that load or learn from them; `pipeline` drives the stages; `eval` measures them all.
+const ORDER: &[&str] = &["models", "warc", "page", "dom", "analyse", "gold", "render", "classify", "extract", "annotate", "output", "pipeline", "eval"];
 
 /// Every `crate::MODULE` a file's code (not its comments) names.
 fn named_modules(source: &str) -> Vec<String> {

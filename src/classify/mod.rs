@@ -127,11 +127,7 @@ impl ClassifierKind {
     }
 }
 
-/// The files in `models/`.
-pub const RESNET_WEIGHTS: &str = "genre-resnet.safetensors";
-pub const RESNET_SPEC: &str = "genre-resnet.json";
-pub const HTML_FEATURES_MODEL: &str = "html-features.json";
-pub const WORD_MODEL: &str = "genre-words.json";
+pub use crate::models::{HTML_FEATURES_MODEL, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL};
 
 const HOW_TO_FIX: &str = "restore models/ from a clone of goce-warc (`git checkout -- models`), pass --models DIR, or retrain with `make model`";
 
@@ -157,29 +153,9 @@ impl From<tch::TchError> for ClassifyError {
     }
 }
 
-/// Where `models/` is: `--models`, else `$GOCE_MODELS`, else `./models`, else the
-/// repository the binary was built in (`target/release/../../models`).
+/// Where `models/` is ([`crate::models::find_dir`]), as the classifier's error.
 pub fn find_models_dir(given: Option<&Path>) -> Result<PathBuf, ClassifyError> {
-    if let Some(dir) = given {
-        return Ok(dir.to_path_buf());
-    }
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(env) = std::env::var_os("GOCE_MODELS") {
-        candidates.push(PathBuf::from(env));
-    }
-    candidates.push(PathBuf::from("models"));
-    if let Ok(exe) = std::env::current_exe()
-        && let Some(repo) = exe.parent().and_then(Path::parent).and_then(Path::parent)
-    {
-        candidates.push(repo.join("models"));
-    }
-    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"));
-    candidates.dedup();
-    candidates
-        .iter()
-        .find(|d| d.join(HTML_FEATURES_MODEL).is_file() || d.join(RESNET_SPEC).is_file())
-        .cloned()
-        .ok_or_else(|| ClassifyError::NoModels { looked: candidates.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ") })
+    crate::models::find_dir(given).map_err(|e| ClassifyError::NoModels { looked: e.looked })
 }
 
 /// A loaded classifier.

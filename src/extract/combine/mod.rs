@@ -19,7 +19,7 @@ use forust_ml::{GradientBooster, Matrix};
 pub use blocks::BlockTable;
 use trees::FlatTrees;
 
-pub const MODEL_FILE: &str = "combiner.json";
+pub const MODEL_FILE: &str = crate::models::COMBINER;
 /// The model file's format tag: a file of another format is refused on load.
 pub const FORMAT: &str = "goce-warc combiner 1";
 const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retrain with `make model-extract`";
@@ -226,10 +226,10 @@ pub(crate) fn column_major(row_major: &[f32], rows: usize) -> Vec<f64> {
 static SHARED: OnceLock<Result<CombinerModel, String>> = OnceLock::new();
 
 /// The process's combiner, loaded on first use from `models` (else where
-/// [`crate::classify::find_models_dir`] looks). Later calls return the same model.
+/// [`crate::models::find_dir`] looks). Later calls return the same model.
 pub fn shared_model(models: Option<&Path>) -> Result<&'static CombinerModel, CombineError> {
     let loaded = SHARED.get_or_init(|| {
-        let dir = crate::classify::find_models_dir(models).map_err(|e| e.to_string())?;
+        let dir = crate::models::find_dir(models).map_err(|e| e.to_string())?;
         CombinerModel::load(&dir).map_err(|e| e.to_string())
     });
     loaded.as_ref().map_err(|e| CombineError::NoModels(e.clone()))

@@ -19,8 +19,8 @@ use crate::dom::Dom;
 use cdom::Cdom;
 pub use net::{ModelSpec, Web2TextModel};
 
-pub const MODEL_SPEC: &str = "web2text.json";
-pub const MODEL_WEIGHTS: &str = "web2text.safetensors";
+pub const MODEL_SPEC: &str = crate::models::WEB2TEXT_SPEC;
+pub const MODEL_WEIGHTS: &str = crate::models::WEB2TEXT_WEIGHTS;
 const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retrain with `make model-web2text`";
 
 #[derive(Debug, thiserror::Error)]
@@ -44,10 +44,10 @@ impl From<tch::TchError> for Web2TextError {
 static SHARED: OnceLock<Result<Web2TextModel, String>> = OnceLock::new();
 
 /// The process's Web2Text model, loaded on first use from `models` (else where
-/// [`crate::classify::find_models_dir`] looks). Later calls return the same model.
+/// [`crate::models::find_dir`] looks). Later calls return the same model.
 pub fn shared_model(models: Option<&Path>) -> Result<&'static Web2TextModel, Web2TextError> {
     let loaded = SHARED.get_or_init(|| {
-        let dir = crate::classify::find_models_dir(models).map_err(|e| e.to_string())?;
+        let dir = crate::models::find_dir(models).map_err(|e| e.to_string())?;
         Web2TextModel::load(&dir).map_err(|e| e.to_string())
     });
     loaded.as_ref().map_err(|e| Web2TextError::NoModels(e.clone()))

@@ -1,0 +1,41 @@
+//! Any text as a page: the byte-level pre-pass, html5ever's DOM and every extractor,
+//! Web2Text and the default (`combined`) included. Each gives text or a counted error
+//! within the limits, never a panic.
+#![no_main]
+use goce_warc::extract::{ExtractLimits, Extractor, Genre};
+use libfuzzer_sys::fuzz_target;
+
+const EXTRACTORS: [Extractor; 10] = [
+    Extractor::Combined,
+    Extractor::AllText,
+    Extractor::Article,
+    Extractor::ArticlePaper,
+    Extractor::ListView,
+    Extractor::ListViewPaper,
+    Extractor::Goce,
+    Extractor::Oracle,
+    Extractor::Web2text,
+    Extractor::GoceWeb2text,
+];
+
+/// The models must load, or the model-backed extractors would only ever return their error.
+static MODELS_LOAD: std::sync::Once = std::sync::Once::new();
+
+fuzz_target!(|data: &[u8]| {
+    MODELS_LOAD.call_once(|| {
+        for extractor in [Extractor::Combined, Extractor::Web2text] {
+            let page = "<html><body><h1>Title</h1><p>A paragraph of text that says something.</p></body></html>";
+            if let Err(e) = extractor.extract(page, None, &ExtractLimits::default()) {
+                panic!("{} cannot run: {e} (set GOCE_MODELS to the models folder)", extractor.name());
+            }
+        }
+    });
+    let html = String::from_utf8_lossy(data);
+    let limits = ExtractLimits { max_text_bytes: 64 << 10, max_elements: 20_000, max_page_time: std::time::Duration::from_millis(500) };
+    for extractor in EXTRACTORS {
+        let genre = (extractor == Extractor::Oracle).then_some(Genre::ListView);
+        if let Ok(extraction) = extractor.extract(&html, genre, &limits) {
+            assert!(extraction.text.len() <= limits.max_text_bytes);
+        }
+    }
+});
