@@ -1,0 +1,58 @@
+//! `goce-warc extract`: one page's text.
+
+use super::*;
+
+#[derive(Args, Debug)]
+pub struct ExtractArgs {
+    /// The page: an HTML file (UTF-8, or with a BOM or <meta charset>), or `-`.
+    #[arg(value_name = "PAGE")]
+    pub page: String,
+
+    /// Text extraction algorithm.
+    #[arg(long, value_enum, default_value = "combined")]
+    pub extractor: Extractor,
+
+    /// The page's genre, when known: `goce` uses it instead of the classifier's.
+    #[arg(long, value_enum)]
+    pub genre: Option<Genre>,
+
+    /// The URL the page was fetched from, which the classifier reads (optional).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    #[command(flatten)]
+    pub classifier: ClassifierArgs,
+
+    /// Print JSON ({"title", "genre", "extractor", "text"}) instead of the text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub(super) fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
+    let html = read_page(&args.page)?;
+    args.classifier.prepare_extractors(&[args.extractor])?;
+    if args.extractor.needs_gold_genre() && args.genre.is_none() {
+        anyhow::bail!("--extractor oracle needs --genre (or use goce, which guesses it)");
+    }
+    let prediction = match args.classifier.load(1)? {
+        Some(classifier) if args.extractor.uses_classifier() && args.genre.is_none() => {
+            Some(classifier.classify_html(&html, args.url.as_deref().unwrap_or(""), &ExtractLimits::default())?)
+        }
+        _ => None,
+    };
+    let genre = args.genre.or_else(|| prediction.as_ref().filter(|_| args.extractor.uses_genre()).map(|p| p.genre));
+    let extraction = args.extractor.extract_with(&html, genre, prediction.map(|p| p.probabilities), &ExtractLimits::default())?;
+    let output = if args.json {
+        let json = serde_json::json!({
+            "title": extraction.title,
+            "genre": extraction.genre.map(Genre::name),
+            "extractor": args.extractor.name(),
+            "text": extraction.text,
+        });
+        serde_json::to_string_pretty(&json)?
+    } else {
+        extraction.text
+    };
+    print_stdout(&output)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,220 @@
+//! `goce-warc train`, `train-web2text`, `train-extract`: the models retrained from data.
+
+use super::*;
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The WCXB-style dataset to render and learn from.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/wcxb-dev")]
+    pub dataset: PathBuf,
+
+    /// Where the models, metrics.json and the model card go.
+    #[arg(long, value_name = "DIR", default_value = "models")]
+    pub out: PathBuf,
+
+    /// Seed of the domain split, the weight initialisation and the batch order.
+    #[arg(long, default_value_t = goce_warc::classify::train::TrainConfig::default().seed)]
+    pub seed: u64,
+
+    /// Most training epochs (training stops earlier when validation loss stalls).
+    #[arg(long, default_value_t = goce_warc::classify::train::TrainConfig::default().epochs)]
+    pub epochs: usize,
+
+    /// Channels per ResNet stage, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "32,64,128,256")]
+    pub widths: Vec<i64>,
+
+    /// Basic blocks per ResNet stage, comma-separated (ResNet-18 is 2,2,2,2).
+    #[arg(long, value_delimiter = ',', default_value = "1,1,1,1")]
+    pub blocks: Vec<i64>,
+
+    /// Train on the picture alone (no HTML features fused into the head).
+    #[arg(long)]
+    pub picture_only: bool,
+
+    /// Pages whose pictures and outputs are recorded in OUT/check for the regression test.
+    #[arg(long, value_name = "PAGE")]
+    pub check_page: Vec<PathBuf>,
+
+    /// CPU threads for LibTorch and rendering.
+    #[arg(long, short = 'j', default_value_t = 2)]
+    pub threads: usize,
+
+    /// Where to train: cpu, cuda, cuda:N, auto.
+    #[arg(long, default_value = "cpu")]
+    pub device: DeviceChoice,
+
+    /// Only prepare the pages and write them (split, label, features, words) as JSON lines
+    /// to FILE; train nothing (`make cv-heads` reads it).
+    #[arg(long, value_name = "FILE")]
+    pub samples_out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainWeb2textArgs {
+    /// CleanEval: `dev/` and `final/`, each with `input/N.html` and `GoldStandard/N.txt`.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/cleaneval")]
+    pub cleaneval: PathBuf,
+
+    /// A WCXB-style dataset whose held-aside fifth is scored (word F1).
+    #[arg(long, value_name = "DIR")]
+    pub wcxb: Option<PathBuf>,
+
+    /// Also train on the WCXB dataset's other pages, labelled from their gold text.
+    #[arg(long, requires = "wcxb")]
+    pub add_wcxb: bool,
+
+    /// Where web2text.json, web2text.safetensors and web2text-metrics.json go.
+    #[arg(long, value_name = "DIR", default_value = "models")]
+    pub out: PathBuf,
+
+    /// Seed of the split, the initialisation and the excerpts.
+    #[arg(long, default_value_t = 2018)]
+    pub seed: u64,
+
+    /// Most training steps per network (batches of 128 excerpts of 9 blocks).
+    #[arg(long, default_value_t = 5000)]
+    pub steps: usize,
+
+    /// CPU threads.
+    #[arg(long, short = 'j', default_value_t = 2)]
+    pub threads: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainExtractArgs {
+    /// WCXB-dev (its held-out fifth is never read here).
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/wcxb-dev")]
+    pub wcxb: PathBuf,
+
+    /// CleanEval (`dev/`, `final/`); `none` leaves it out.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/cleaneval")]
+    pub cleaneval: PathBuf,
+
+    /// The Scrapinghub article benchmark (its held-out fifth is never read); `none` leaves it out.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/scrapinghub")]
+    pub scrapinghub: PathBuf,
+
+    /// Where combiner.json and combiner.md go.
+    #[arg(long, value_name = "DIR", default_value = "models")]
+    pub out: PathBuf,
+
+    /// Folds of the domain-grouped cross-validation.
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+
+    /// Cross-validate only; write no model.
+    #[arg(long)]
+    pub cv_only: bool,
+
+    /// Write the cross-validation report (means and every page's scores) as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write the selector's out-of-fold inputs (every page's features and candidates'
+    /// scores) as JSON, for experiments with the selector (`examples/selector_cv.rs`).
+    #[arg(long, value_name = "FILE")]
+    pub selector_rows: Option<PathBuf>,
+
+    /// Trees to grow.
+    #[arg(long, default_value_t = 200)]
+    pub trees: usize,
+
+    /// The models folder whose ResNet gives `goce` its genre in the comparison.
+    #[arg(long, value_name = "DIR", default_value = "models")]
+    pub models: PathBuf,
+
+    /// CPU threads.
+    #[arg(long, short = 'j', default_value_t = 2)]
+    pub threads: usize,
+}
+
+pub(super) fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    use goce_warc::classify::train::{self, TrainConfig};
+    let config = TrainConfig {
+        dataset: args.dataset,
+        out: args.out,
+        seed: args.seed,
+        epochs: args.epochs,
+        widths: args.widths,
+        blocks: args.blocks,
+        fuse_features: !args.picture_only,
+        threads: args.threads,
+        device: args.device,
+        check_pages: args.check_page,
+        ..TrainConfig::default()
+    };
+    rayon::ThreadPoolBuilder::new().num_threads(config.threads.max(1)).build_global().ok();
+    if let Some(path) = &args.samples_out {
+        let (samples, skipped) = train::prepare(&config)?;
+        train::write_samples(&samples, path)?;
+        eprintln!("train: wrote {} pages to {} ({} skipped)", samples.len(), path.display(), skipped.values().sum::<usize>());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let report = train::train(&config, &|line| eprintln!("train: {line}"))?;
+    let card = train::model_card(&report);
+    std::fs::write(config.out.join("README.md"), card).context("writing the model card")?;
+    eprintln!("train: wrote {}", config.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode> {
+    use goce_warc::extract::web2text::train::{self, TrainConfig};
+    let mut config = TrainConfig::new(args.cleaneval, args.out);
+    config.wcxb = args.wcxb;
+    config.add_wcxb = args.add_wcxb;
+    config.seed = args.seed;
+    config.steps = args.steps;
+    rayon::ThreadPoolBuilder::new().num_threads(args.threads.max(1)).build_global().ok();
+    tch::set_num_threads(i32::try_from(args.threads.max(1)).unwrap_or(1));
+    let report = train::train(&config, &|line| eprintln!("train-web2text: {line}"))?;
+    std::fs::write(config.out.join("web2text.md"), train::model_card(&report, &config)).context("writing the Web2Text model card")?;
+    eprintln!("train-web2text: wrote {} ({:.0} s)", config.out.display(), report.seconds);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> {
+    use goce_warc::extract::combine::train::{self, TrainConfig, TreeSettings};
+    let started = std::time::Instant::now();
+    let given = |p: PathBuf| (p.as_os_str() != "none").then_some(p);
+    let config = TrainConfig {
+        wcxb: args.wcxb,
+        cleaneval: given(args.cleaneval),
+        scrapinghub: given(args.scrapinghub),
+        out: args.out,
+        folds: args.folds,
+        trees: TreeSettings { trees: args.trees, ..TreeSettings::default() },
+        cv_only: args.cv_only,
+    };
+    rayon::ThreadPoolBuilder::new().num_threads(args.threads.max(1)).build_global().ok();
+    tch::set_num_threads(i32::try_from(args.threads.max(1)).unwrap_or(1));
+    let pages = train::load_pages(&config)?;
+    eprintln!("train-extract: {} pages; the ResNet's genre for goce", pages.len());
+    let classifier = Classifier::load(ClassifierKind::Resnet, &args.models, DeviceChoice::Cpu)?;
+    let keyed: Vec<goce_warc::eval::GoldPage> =
+        pages.iter().map(|(dataset, p)| goce_warc::eval::GoldPage { id: format!("{dataset}/{}", p.id), ..p.clone() }).collect();
+    let predictions = goce_warc::eval::predict_pages(&keyed, &classifier, &ExtractLimits::default())?;
+    drop(keyed);
+    let split = goce_warc::classify::train::recorded_split(&args.models).ok();
+    let prepared = train::prepare(pages, &predictions, split.as_ref());
+    let blocks: usize = prepared.iter().map(|p| p.table.len()).sum();
+    eprintln!("train-extract: {} pages prepared, {blocks} blocks ({:.0} s)", prepared.len(), started.elapsed().as_secs_f64());
+    let (report, selector_rows) = train::cross_validate(&prepared, &config, &|line| eprintln!("train-extract: {line}"))?;
+    print_stdout(&train::render_report(&report))?;
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string(&report)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.selector_rows {
+        let rows = train::described_rows(&prepared, &selector_rows, config.folds);
+        std::fs::write(path, serde_json::to_string(&rows)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if config.cv_only {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let fit_started = std::time::Instant::now();
+    let (final_pages, final_blocks) = train::train_final(&prepared, &selector_rows, &config)?;
+    let card = train::model_card(&report, final_pages, final_blocks, fit_started.elapsed().as_secs_f64());
+    std::fs::write(config.out.join("combiner.md"), card).context("writing the combiner's model card")?;
+    eprintln!("train-extract: wrote {} ({:.0} s)", config.out.display(), started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}
