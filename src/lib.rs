@@ -8,6 +8,7 @@
 
 pub mod analyse;
 pub mod annotate;
+pub mod choice;
 pub mod classify;
 pub mod dom;
 pub mod eval;

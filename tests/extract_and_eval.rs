@@ -137,7 +137,7 @@ fn eval_scores_every_extractor_by_split_and_genre_and_enforces_floors() {
     // all-text keeps every gold phrase, so its recall is perfect.
     assert_eq!(all["all"]["all-text"]["word_recall"], 1.0);
     assert_eq!(all["all"]["all-text"]["with_found"], 1.0);
-    let extractors = <goce_warc::extract::Extractor as clap::ValueEnum>::value_variants().len();
+    let extractors = <goce_warc::extract::Extractor as goce_warc::choice::Choice>::ALL.len();
     assert_eq!(extractors, 10);
     assert_eq!(report["pages"].as_array().unwrap().len(), 12 * extractors);
 
@@ -165,4 +165,25 @@ fn eval_reads_null_ground_truth_fields_as_empty_and_counts_them() {
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
     assert_eq!(report["null_main_content"], 1);
     assert_eq!(report["means"]["all"]["all"]["article"]["pages"], 12, "the page is still scored");
+}
+
+/// Every option of every flag the library offers is found by its own name and says what it does.
+#[test]
+fn every_option_is_found_by_its_own_name_and_has_help() {
+    use goce_warc::choice::Choice;
+    fn names_round_trip<T: Choice + PartialEq + std::fmt::Debug>() {
+        let mut names: Vec<&str> = T::ALL.iter().map(|c| c.name()).collect();
+        for &c in T::ALL {
+            assert_eq!(T::from_name(c.name()), Some(c));
+            assert!(!c.help().is_empty(), "{c:?} has no help");
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), T::ALL.len(), "two options share a name");
+        assert_eq!(T::from_name("no-such-option"), None);
+    }
+    names_round_trip::<goce_warc::extract::Extractor>();
+    names_round_trip::<goce_warc::extract::Genre>();
+    names_round_trip::<goce_warc::render::RendererKind>();
+    names_round_trip::<goce_warc::eval::Split>();
 }

@@ -4,11 +4,26 @@
 
 use super::ListAnalysis;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Genre {
     Article,
     ListView,
+}
+
+impl crate::choice::Choice for Genre {
+    const ALL: &'static [Self] = &[Self::Article, Self::ListView];
+
+    fn name(self) -> &'static str {
+        Genre::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Article => "One main text: news, blogs, documentation, a product or a service page",
+            Self::ListView => "Repeated items: forums, listings, product grids, search results",
+        }
+    }
 }
 
 impl Genre {

@@ -104,7 +104,7 @@ pub fn list_view_probability(probabilities: &[f32; PAGE_TYPE_COUNT]) -> f32 {
 }
 
 /// Which classifier decides the genre.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClassifierKind {
     /// The ResNet over the page's picture, HTML features fused (models/genre-resnet.*).

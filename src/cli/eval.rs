@@ -10,11 +10,11 @@ pub struct EvalArgs {
     pub dataset: PathBuf,
 
     /// Extractors to score (repeat the flag); default: all of them.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<Extractor>())]
     pub extractor: Vec<Extractor>,
 
     /// Which pages the printed tables cover (the JSON has every split).
-    #[arg(long, value_enum, default_value = "all")]
+    #[arg(long, value_parser = choice::<goce_warc::eval::Split>(), default_value = "all")]
     pub split: goce_warc::eval::Split,
 
     /// Write the report (means per split, subset and extractor, and every page's scores) as JSON.
@@ -38,7 +38,7 @@ pub struct EvalArgs {
 
 pub(super) fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     use goce_warc::eval::{self, Split};
-    let extractors = if args.extractor.is_empty() { <Extractor as clap::ValueEnum>::value_variants().to_vec() } else { args.extractor.clone() };
+    let extractors = if args.extractor.is_empty() { Extractor::ALL.to_vec() } else { args.extractor.clone() };
     let floors: Vec<(Extractor, String, f64)> =
         args.require.iter().map(|r| parse_floor(r)).collect::<anyhow::Result<Vec<_>>>()?.into_iter().flatten().collect();
     args.classifier.prepare_extractors(&extractors)?;
@@ -90,7 +90,7 @@ pub(super) fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
 /// "oracle:all=0.86,article=0.89" → [(oracle, all, 0.86), (oracle, article, 0.89)].
 fn parse_floor(spec: &str) -> anyhow::Result<Vec<(Extractor, String, f64)>> {
     let (name, floors) = spec.split_once(':').context("--require wants EXTRACTOR:SUBSET=F1,...")?;
-    let extractor = <Extractor as clap::ValueEnum>::from_str(name, false).map_err(|e| anyhow::anyhow!("--require: {e}"))?;
+    let extractor = Extractor::from_name(name).with_context(|| format!("--require: no extractor {name:?}"))?;
     floors
         .split(',')
         .map(|f| {

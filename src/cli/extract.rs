@@ -9,11 +9,11 @@ pub struct ExtractArgs {
     pub page: String,
 
     /// Text extraction algorithm.
-    #[arg(long, value_enum, default_value = "combined")]
+    #[arg(long, value_parser = choice::<Extractor>(), default_value = "combined")]
     pub extractor: Extractor,
 
     /// The page's genre, when known: `goce` uses it instead of the classifier's.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<Genre>())]
     pub genre: Option<Genre>,
 
     /// The URL the page was fetched from, which the classifier reads (optional).

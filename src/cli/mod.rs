@@ -3,6 +3,7 @@
 //! could not start, 2 bad usage. One file per command: its flags, the step from flags to
 //! the library's configuration, and the run.
 
+mod choice;
 mod classify;
 mod eval;
 mod extract;
@@ -23,9 +24,11 @@ use goce_warc::page::PageFilter;
 use goce_warc::pipeline::{self, Input, ProcessConfig, Progress, RunSummary};
 use goce_warc::warc::ReaderLimits;
 
+use choice::choice;
 use classify::ClassifyArgs;
 use eval::EvalArgs;
 use extract::ExtractArgs;
+use goce_warc::choice::Choice;
 use process::ProcessArgs;
 use render::RenderArgs;
 use summary::SummaryArgs;

@@ -49,7 +49,7 @@ pub struct ProcessArgs {
     pub any_status: bool,
 
     /// Text extraction algorithm (combined: trained trees decide block by block; goce: the classifier's genre picks article or list-view).
-    #[arg(long, value_enum, default_value = "combined")]
+    #[arg(long, value_parser = choice::<Extractor>(), default_value = "combined")]
     pub extractor: Extractor,
 
     #[command(flatten)]
@@ -67,7 +67,7 @@ pub struct ProcessArgs {
 
     /// Render every page to the classifier's picture with this renderer (bounds hit are
     /// counted in the manifest's render_notes). Default: lite when the classifier is resnet.
-    #[arg(long, value_enum, value_name = "RENDERER")]
+    #[arg(long, value_parser = choice::<goce_warc::render::RendererKind>(), value_name = "RENDERER")]
     pub renderer: Option<goce_warc::render::RendererKind>,
 
     /// Write each page's picture as DIR/WARCSTEM-OFFSET.png (implies --renderer lite).

@@ -13,7 +13,7 @@ pub struct RenderArgs {
     pub output: PathBuf,
 
     /// Which renderer draws the picture.
-    #[arg(long, value_enum, default_value = "lite")]
+    #[arg(long, value_parser = choice::<goce_warc::render::RendererKind>(), default_value = "lite")]
     pub renderer: goce_warc::render::RendererKind,
 
     /// Viewport width in CSS px.

@@ -79,7 +79,7 @@ impl Means {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Split {
     /// The pages tuning may look at (id not a multiple of 5).
@@ -87,6 +87,22 @@ pub enum Split {
     /// Every fifth page by id, held aside from tuning.
     HeldOut,
     All,
+}
+
+impl crate::choice::Choice for Split {
+    const ALL: &'static [Self] = &[Self::Tuning, Self::HeldOut, Self::All];
+
+    fn name(self) -> &'static str {
+        Split::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Tuning => "The pages tuning may look at (id not a multiple of 5)",
+            Self::HeldOut => "Every fifth page by id, held aside from tuning",
+            Self::All => "Both",
+        }
+    }
 }
 
 impl Split {

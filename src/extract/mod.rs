@@ -33,33 +33,60 @@ pub struct Extraction {
 }
 
 /// The extraction algorithms goce-warc offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Extractor {
-    /// The default: trained trees decide block by block which text is content, from what
-    /// the article, list-view and Web2Text extractors compute (model in `models/combiner.json`).
+    // What each does: `Choice::help` (the text of `--help`).
     Combined,
-    /// Every visible text node, block elements on their own lines (the paper's default mode).
     AllText,
-    /// GOCE's article algorithm (Algorithm 1) with goce-warc's improvements.
     Article,
-    /// Algorithm 1 as the paper defines it, for comparison.
     ArticlePaper,
-    /// GOCE's list-view algorithm (Algorithm 2, n = 15) with goce-warc's improvements.
     ListView,
-    /// Algorithm 2 as the paper defines it, for comparison.
     ListViewPaper,
-    /// The page's genre picks `article` or `list-view` (the classifier's genre, or --genre;
-    /// without a classifier, a guess from the page's HTML structure).
     Goce,
-    /// `goce` with the gold genre: for evaluation, where the gold is known.
     Oracle,
-    /// Web2Text: every text block labelled content or boilerplate by two CNNs and a
-    /// hidden Markov model (the second seed system; model in `models/web2text.*`).
     Web2text,
-    /// The page's genre picks `web2text` for articles and `list-view` for list pages
-    /// (each where it measured best).
     GoceWeb2text,
+}
+
+impl crate::choice::Choice for Extractor {
+    const ALL: &'static [Self] = &[
+        Self::Combined,
+        Self::AllText,
+        Self::Article,
+        Self::ArticlePaper,
+        Self::ListView,
+        Self::ListViewPaper,
+        Self::Goce,
+        Self::Oracle,
+        Self::Web2text,
+        Self::GoceWeb2text,
+    ];
+
+    fn name(self) -> &'static str {
+        Extractor::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Combined => {
+                "The default: trained trees decide block by block which text is content, from what the article, list-view and Web2Text extractors compute (model in `models/combiner.json`)"
+            }
+            Self::AllText => "Every visible text node, block elements on their own lines (the paper's default mode)",
+            Self::Article => "GOCE's article algorithm (Algorithm 1) with goce-warc's improvements",
+            Self::ArticlePaper => "Algorithm 1 as the paper defines it, for comparison",
+            Self::ListView => "GOCE's list-view algorithm (Algorithm 2, n = 15) with goce-warc's improvements",
+            Self::ListViewPaper => "Algorithm 2 as the paper defines it, for comparison",
+            Self::Goce => {
+                "The page's genre picks `article` or `list-view` (the classifier's genre, or --genre; without a classifier, a guess from the page's HTML structure)"
+            }
+            Self::Oracle => "`goce` with the gold genre: for evaluation, where the gold is known",
+            Self::Web2text => {
+                "Web2Text: every text block labelled content or boilerplate by two CNNs and a hidden Markov model (the second seed system; model in `models/web2text.*`)"
+            }
+            Self::GoceWeb2text => "The page's genre picks `web2text` for articles and `list-view` for list pages (each where it measured best)",
+        }
+    }
 }
 
 impl Extraction {

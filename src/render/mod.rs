@@ -25,7 +25,7 @@ pub const VIEWPORT_WIDTH: f32 = 1024.0;
 pub const VIEWPORT_HEIGHT: f32 = 768.0;
 
 /// Which renderer draws the picture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RendererKind {
     /// Our own offline wireframe renderer.
@@ -70,6 +70,22 @@ pub enum RenderLimit {
     PageTooTall,
     #[error("layout failed; a blank picture")]
     LayoutFailed,
+}
+
+impl crate::choice::Choice for RendererKind {
+    const ALL: &'static [Self] = &[Self::Lite, Self::Chrome, Self::Auto];
+
+    fn name(self) -> &'static str {
+        RendererKind::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Lite => "Our own offline wireframe renderer",
+            Self::Chrome => "Headless Chromium over CDP",
+            Self::Auto => "Lite, and Chromium when the lite picture is nearly empty",
+        }
+    }
 }
 
 impl RendererKind {
