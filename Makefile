@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test lint fuzz fuzz-smoke model model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -30,7 +30,7 @@ lint:  ## rustfmt check and clippy over every target with warnings as errors (un
 # The pages whose pictures and model outputs are recorded in models/check for the regression test.
 CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
 
-model: build  ## Retrain the ResNet and the html-features baseline on WCXB-dev on this CPU (~5 min after the build); rewrites models/
+model: build  ## Retrain the ResNet, the default cascade's gate and the html-features baseline on WCXB-dev on this CPU (~5 min after the build); rewrites models/
 	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --out models $(addprefix --check-page ,$(CHECK_PAGES))
 
 cv-heads: cv-samples  ## Grouped 5-fold CV over the training and validation domains: does any head over the ResNet's fused inputs reach 95% genre accuracy? (~3 min after the build; scikit-learn in target/cv-venv)
@@ -87,8 +87,12 @@ bench: bench-data  ## WARC read, extraction and render speed on one core (criter
 	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench render
 	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench classify
 	$(CARGO) build --release --locked
+	bash scripts/bench_cpu.sh $(BENCH_WARC)
 	bash scripts/bench_process.sh $(BENCH_WARC)
 	bash scripts/bench_render.sh $(SHARED)/data/wcxb-dev 60
+
+bench-cpu: build bench-data  ## CPU per page side by side in one run: the default, the ResNet on every page, its CPU stages, extraction only, and FastWARC + Resiliparse (~3 min)
+	bash scripts/bench_cpu.sh $(BENCH_WARC)
 
 bench-e2e: build  ## ~22,000 WCXB-dev pages (just over 1 GB gzip) and its first 136 MB (~3,000 pages) end to end: lite+ResNet, its CPU stages alone, lite+html-features, extraction only; 1 and 2 threads; pages/s, pages per CPU-second and peak RSS; then the big input's peak RSS against each of its 136 MB slices (~30 min)
 	SHARED=$(SHARED) bash scripts/bench_e2e.sh
@@ -144,11 +148,13 @@ cc-slice: build  ## Fetch WARC files FIRST..FIRST+COUNT-1 of CRAWL (resumable) a
 cc-slurm: build  ## The same, but submitted as a Slurm array (one task per WARC file)
 	CC_SLURM=1 CC_BASE=$(CC_BASE) CC_DIR=$(CC_DIR) CC_OUT=$(CC_OUT) GOCE_WARC=$(realpath $(BIN)) bash scripts/cc_slice.sh $(CRAWL) $(FIRST) $(COUNT)
 
-eval-classifier: build  ## goce with the classifiers' genre beside oracle on the classifier's held-out test domains (target/eval/classifier-*.json)
+eval-classifier: build  ## goce with each classifier's genre (the default cascade, resnet, html-features) beside oracle on the classifier's held-out test domains (target/eval/classifier-*.json)
 	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier resnet \
 	  --extractor goce --extractor oracle --extractor article --extractor list-view --json target/eval/classifier-resnet.json
 	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier html-features \
 	  --extractor goce --json target/eval/classifier-html-features.json
+	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier cascade \
+	  --extractor goce --extractor combined --json target/eval/classifier-cascade.json
 
 eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged (tests/prepass.rs)
 	SHARED=$(abspath $(SHARED)) $(CARGO) test --release --locked --test prepass -- --ignored

@@ -1,7 +1,8 @@
 //! The selector's variants, cross-validated on the out-of-fold rows `train-extract
 //! --selector-rows FILE` writes (same domain-grouped folds): mean word F1 and pages under
 //! 0.3 per dataset for each way of training it.
-//! `cargo run --release --example selector_cv -- target/eval/selector-rows.json`
+//! `cargo run --release --example selector_cv -- target/eval/selector-rows.json [N]` (N:
+//! choose among the first N candidates only).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 use forust_ml::{GradientBooster, Matrix, objective::ObjectiveType};
 use goce_warc::extract::combine::train::SelectorTarget;
@@ -11,7 +12,7 @@ struct Row {
     dataset: String,
     fold: usize,
     features: Vec<Option<f32>>,
-    word_f1: [f64; 3],
+    word_f1: Vec<f64>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -30,8 +31,13 @@ fn main() -> anyhow::Result<()> {
         println!("{line}");
     };
     report("blocks", &vec![0; rows.len()]);
-    let best: Vec<usize> = rows.iter().map(|r| (0..3).fold(0, |b, c| if r.word_f1[c] > r.word_f1[b] { c } else { b })).collect();
-    report("best of three (no selector can)", &best);
+    // The selector may choose among the first N candidates only (second argument).
+    let all = rows.first().map_or(0, |r| r.word_f1.len());
+    let candidates = std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(all).min(all);
+    for n in 2..=all {
+        let best: Vec<usize> = rows.iter().map(|r| (0..n).fold(0, |b, c| if r.word_f1[c] > r.word_f1[b] { c } else { b })).collect();
+        report(&format!("best of the first {n} (a bound)"), &best);
+    }
 
     let variants: Vec<(&str, SelectorTarget, usize, usize)> = vec![
         ("word F1, 100 trees depth 3 (shipped)", SelectorTarget::WordF1, 100, 3),
@@ -54,7 +60,7 @@ fn main() -> anyhow::Result<()> {
                 columns[(i % cols) * train.len() + i / cols] = *v;
             }
             let matrix = Matrix::new(&columns, train.len(), cols);
-            let boosters: Vec<GradientBooster> = (0..3)
+            let boosters: Vec<GradientBooster> = (0..candidates)
                 .map(|c| {
                     let y: Vec<f64> = train.iter().map(|r| target.of(&r.word_f1, c)).collect();
                     let mut b = GradientBooster::default()
@@ -74,7 +80,7 @@ fn main() -> anyhow::Result<()> {
                 let f = features(r);
                 let m = Matrix::new(&f, 1, f.len());
                 let p: Vec<f64> = boosters.iter().map(|b| b.predict(&m, false)[0]).collect();
-                chosen[k] = (0..3).fold(0, |b, c| if p[c] > p[b] { c } else { b });
+                chosen[k] = (0..candidates).fold(0, |b, c| if p[c] > p[b] { c } else { b });
             }
         }
         report(name, &chosen);

@@ -8,6 +8,8 @@ pub const RESNET_WEIGHTS: &str = "genre-resnet.safetensors";
 pub const RESNET_SPEC: &str = "genre-resnet.json";
 /// The html-features baseline classifier.
 pub const HTML_FEATURES_MODEL: &str = "html-features.json";
+/// The default classifier's linear gate in front of the ResNet.
+pub const CASCADE_MODEL: &str = "genre-cascade.json";
 /// The ResNet's word model.
 pub const WORD_MODEL: &str = "genre-words.json";
 /// Web2Text's two CNNs and their spec.

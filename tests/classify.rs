@@ -70,6 +70,38 @@ fn a_batch_predicts_what_pages_one_by_one_do() {
     }
 }
 
+#[test]
+fn the_default_cascade_answers_sure_pages_itself_and_passes_the_rest_to_the_resnet() {
+    let cascade = Classifier::load(ClassifierKind::Cascade, &models(), DeviceChoice::Cpu).unwrap();
+    let resnet = Classifier::load(ClassifierKind::Resnet, &models(), DeviceChoice::Cpu).unwrap();
+    let Classifier::Cascade(gate) = &cascade else { panic!("not a cascade: {cascade:?}") };
+    assert!(gate.sure_at > 0.5 && gate.sure_at <= 1.0, "{}", gate.sure_at);
+    let records = check_records();
+    let inputs: Vec<NetInput<'_>> = records.iter().map(|(p, f, _)| NetInput { picture: Some(p), features: f }).collect();
+    let answers = cascade.classify(&inputs).unwrap();
+    let (mut sure, mut unsure) = (0, 0);
+    for (input, answer) in inputs.iter().zip(&answers) {
+        match cascade.decide_cheaply(input.features) {
+            Some(cheap) => {
+                sure += 1;
+                assert_eq!(&cheap, answer);
+                assert!(cheap.probabilities.iter().copied().fold(0.0, f32::max) >= gate.sure_at);
+            }
+            None => {
+                unsure += 1;
+                let from_net = resnet.classify(std::slice::from_ref(input)).unwrap().remove(0);
+                assert_eq!((from_net.page_type, from_net.genre), (answer.page_type, answer.genre));
+            }
+        }
+    }
+    // The handwritten pages are plain: most are decided without the picture.
+    assert!(sure > unsure, "{sure} sure, {unsure} to the network");
+    // A page the gate is sure of needs no picture at all.
+    let sure_input = inputs.iter().find(|i| cascade.decide_cheaply(i.features).is_some()).unwrap();
+    let without_picture = cascade.classify(&[NetInput { picture: None, features: sure_input.features }]).unwrap();
+    assert_eq!(without_picture, cascade.classify(std::slice::from_ref(sure_input)).unwrap());
+}
+
 fn classify_json(args: &[&str]) -> Vec<serde_json::Value> {
     let out = bin().arg("classify").args(args).arg("--json").output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -144,7 +176,7 @@ fn a_missing_or_corrupt_model_is_a_clear_error_that_says_how_to_fix_it() {
     // Nothing there.
     let empty = dir.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    for classifier in ["resnet", "html-features"] {
+    for classifier in ["cascade", "resnet", "html-features"] {
         let out = classify_with_models(&empty, classifier);
         assert_eq!(out.status.code(), Some(1));
         let err = stderr(&out);
@@ -176,6 +208,18 @@ fn a_missing_or_corrupt_model_is_a_clear_error_that_says_how_to_fix_it() {
     std::fs::write(words.join("genre-words.json"), format!(r#"{{"fields":{fields},"weights":[[0]]}}"#)).unwrap();
     let err = stderr(&classify_with_models(&words, "resnet"));
     assert!(err.contains("genre-words.json") && err.contains("shapes") && err.contains(how_to_fix), "{err}");
+
+    // The cascade's gate: missing, then reading other inputs than the ResNet's.
+    let gate = dir.path().join("gate");
+    copy_models(&gate);
+    std::fs::remove_file(gate.join("genre-cascade.json")).unwrap();
+    let err = stderr(&classify_with_models(&gate, "cascade"));
+    assert!(err.contains("genre-cascade.json") && err.contains(how_to_fix), "{err}");
+    let mut file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(models().join("genre-cascade.json")).unwrap()).unwrap();
+    file["fused"]["feature_names"][0] = "something else".into();
+    std::fs::write(gate.join("genre-cascade.json"), file.to_string()).unwrap();
+    let err = stderr(&classify_with_models(&gate, "cascade"));
+    assert!(err.contains("does not read the ResNet's fused inputs") && err.contains(how_to_fix), "{err}");
 
     std::fs::write(broken.join("html-features.json"), r#"{"feature_names":["a"],"mean":[0],"std":[1],"weights":[[0,0]]}"#).unwrap();
     let err = stderr(&classify_with_models(&broken, "html-features"));

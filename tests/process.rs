@@ -124,7 +124,7 @@ fn the_summary_says_what_the_stages_cost_on_the_cpu_and_skip_network_keeps_every
     let input = vec![project_file("sample-warcs/listings.warc.gz")];
     let stats = out.path().join("stats.json");
     // --skip-network (benchmarks): the ResNet path's CPU work without the forward pass.
-    let run = process_paths(out.path(), &input, &["--device", "cpu", "--skip-network", "--stats", stats.to_str().unwrap()]);
+    let run = process_paths(out.path(), &input, &["--device", "cpu", "--classifier", "resnet", "--skip-network", "--stats", stats.to_str().unwrap()]);
     assert!(run.status.success(), "{}", stderr(&run));
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     let stages = &summary["stage_seconds"];
@@ -276,7 +276,7 @@ fn help_explains_every_flag() {
 }
 
 #[test]
-fn by_default_the_resnet_classifies_every_page_and_the_combiner_takes_the_text() {
+fn by_default_the_cascade_classifies_every_page_and_the_combiner_takes_the_text() {
     let out = tempfile::tempdir().unwrap();
     let run = process_paths(out.path(), &samples()[..2], &["--device", "cpu", "--batch-size", "5"]);
     assert!(run.status.success(), "{}", stderr(&run));
@@ -291,14 +291,17 @@ fn by_default_the_resnet_classifies_every_page_and_the_combiner_takes_the_text()
         assert!(!row.text.is_empty());
     }
     // The manifests count the rows by page type and genre.
-    let mut by_type = 0;
+    let (mut by_type, mut drawn) = (0, 0);
     for sample in &samples()[..2] {
         let stem = sample.file_name().unwrap().to_str().unwrap().split('.').next().unwrap().to_string();
         let m = manifest(out.path(), &stem);
         by_type += m["counts"]["page_types"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>();
+        drawn += m["counts"]["rendered"].as_object().map_or(0, |r| r.values().map(|v| v.as_u64().unwrap()).sum::<u64>());
         assert_eq!(m["extractor"], "combined");
     }
     assert_eq!(by_type, 12);
+    // Pictures are drawn only for the pages the cascade's gate leaves to the ResNet.
+    assert!(drawn < 12, "{drawn} of 12 pages drawn");
     // Each row's text is what the combiner gives for the page on its own.
     let mut compared = 0;
     for entry in std::fs::read_dir(project_file("tests/fixtures/pages")).unwrap().flatten() {

@@ -6,6 +6,7 @@
 //! `html-features` (the paper's baseline: its 11 features and a linear model, plain
 //! Rust). Both are trained by `goce-warc train` ([`train`]) and ship in `models/`.
 
+pub mod cascade;
 pub mod device;
 pub mod features;
 pub mod linear;
@@ -107,6 +108,9 @@ pub fn list_view_probability(probabilities: &[f32; PAGE_TYPE_COUNT]) -> f32 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClassifierKind {
+    /// A linear model over the ResNet's fused inputs decides the pages it is sure of, the
+    /// ResNet the rest (models/genre-cascade.json and the ResNet's files).
+    Cascade,
     /// The ResNet over the page's picture, HTML features fused (models/genre-resnet.*).
     Resnet,
     /// The paper's 11 HTML features with a linear model (models/html-features.json).
@@ -116,18 +120,19 @@ pub enum ClassifierKind {
 impl ClassifierKind {
     pub fn name(self) -> &'static str {
         match self {
+            Self::Cascade => "cascade",
             Self::Resnet => "resnet",
             Self::HtmlFeatures => "html-features",
         }
     }
 
-    /// Whether it needs the page's picture.
+    /// Whether it needs pictures (for every page, or for the pages its gate is unsure of).
     pub fn needs_picture(self) -> bool {
-        self == Self::Resnet
+        matches!(self, Self::Resnet | Self::Cascade)
     }
 }
 
-pub use crate::models::{HTML_FEATURES_MODEL, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL};
+pub use crate::models::{CASCADE_MODEL, HTML_FEATURES_MODEL, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL};
 
 const HOW_TO_FIX: &str = "restore models/ from a clone of goce-warc (`git checkout -- models`), pass --models DIR, or retrain with `make model`";
 
@@ -160,6 +165,7 @@ pub fn find_models_dir(given: Option<&Path>) -> Result<PathBuf, ClassifyError> {
 
 /// A loaded classifier.
 pub enum Classifier {
+    Cascade(Box<cascade::Cascade>),
     Resnet(Box<GenreNet>),
     HtmlFeatures(LinearModel),
 }
@@ -167,6 +173,7 @@ pub enum Classifier {
 impl std::fmt::Debug for Classifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Self::Cascade(c) => write!(f, "Classifier::Cascade(sure at {}, {:?} on {:?})", c.sure_at, c.net.spec.widths, c.net.device),
             Self::Resnet(net) => write!(f, "Classifier::Resnet({:?} on {:?})", net.spec.widths, net.device),
             Self::HtmlFeatures(_) => write!(f, "Classifier::HtmlFeatures"),
         }
@@ -176,6 +183,7 @@ impl std::fmt::Debug for Classifier {
 impl Classifier {
     pub fn load(kind: ClassifierKind, models: &Path, device: DeviceChoice) -> Result<Self, ClassifyError> {
         match kind {
+            ClassifierKind::Cascade => Ok(Self::Cascade(Box::new(cascade::Cascade::load(models, GenreNet::load(models, select_device(device)?)?)?))),
             ClassifierKind::Resnet => Ok(Self::Resnet(Box::new(GenreNet::load(models, select_device(device)?)?))),
             ClassifierKind::HtmlFeatures => Ok(Self::HtmlFeatures(load_linear(&models.join(HTML_FEATURES_MODEL))?)),
         }
@@ -183,23 +191,42 @@ impl Classifier {
 
     pub fn kind(&self) -> ClassifierKind {
         match self {
+            Self::Cascade(_) => ClassifierKind::Cascade,
             Self::Resnet(_) => ClassifierKind::Resnet,
             Self::HtmlFeatures(_) => ClassifierKind::HtmlFeatures,
+        }
+    }
+
+    /// The ResNet, where this classifier has one.
+    pub fn net(&self) -> Option<&GenreNet> {
+        match self {
+            Self::Cascade(c) => Some(&c.net),
+            Self::Resnet(net) => Some(net),
+            Self::HtmlFeatures(_) => None,
+        }
+    }
+
+    /// The prediction when it needs no picture: always for `html-features`, where the
+    /// cascade's gate is sure, never for `resnet`.
+    pub fn decide_cheaply(&self, features: &Features) -> Option<Prediction> {
+        match self {
+            Self::Cascade(c) => c.decide_cheaply(features),
+            Self::Resnet(_) => None,
+            Self::HtmlFeatures(model) => Some(Prediction::from_probabilities(model.probabilities(features.paper()))),
         }
     }
 
     /// The features this classifier reads from a page: the words only where its model uses them.
     pub fn features_of(&self, page: &crate::analyse::PageAnalysis<'_>, url: &str) -> Features {
         let features = Features::of_page(page, url);
-        match self {
-            Self::Resnet(net) if net.words.is_some() => features.with_words(page.dom, url),
-            _ => features,
-        }
+        if self.net().is_some_and(|net| net.words.is_some()) { features.with_words(page.dom, url) } else { features }
     }
 
-    /// Classifies pages in order; `pictures` may be empty for `html-features`.
+    /// Classifies pages in order; `pictures` may be empty for `html-features` and for the
+    /// pages the cascade's gate is sure of.
     pub fn classify(&self, inputs: &[NetInput<'_>]) -> Result<Vec<Prediction>, ClassifyError> {
         match self {
+            Self::Cascade(c) => c.predict(inputs),
             Self::Resnet(net) => net.predict(inputs),
             Self::HtmlFeatures(model) => Ok(inputs.iter().map(|i| Prediction::from_probabilities(model.probabilities(i.features.paper()))).collect()),
         }
@@ -212,8 +239,11 @@ impl Classifier {
     pub fn classify_html(&self, html: &str, url: &str, limits: &crate::analyse::ExtractLimits) -> Result<Prediction, ClassifyError> {
         let dom = crate::analyse::parse_page(html, limits, &crate::dom::FOR_RENDERING)
             .map_err(|e| ClassifyError::Page(format!("the page could not be parsed: {e}")))?;
-        let picture = self.kind().needs_picture().then(|| crate::render::render_lite(&dom, &crate::render::RenderOptions::default()).picture);
         let features = self.features_of(&crate::analyse::PageAnalysis::new(&dom), url);
+        if let Some(prediction) = self.decide_cheaply(&features) {
+            return Ok(prediction);
+        }
+        let picture = self.kind().needs_picture().then(|| crate::render::render_lite(&dom, &crate::render::RenderOptions::default()).picture);
         self.classify(&[NetInput { picture: picture.as_ref(), features: &features }])?
             .pop()
             .ok_or_else(|| ClassifyError::Torch("no prediction came back".into()))

@@ -16,8 +16,8 @@ use super::linear::{LINEAR_TRAINING, LinearModel, standardisation};
 use super::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
 use super::words::{WordBag, WordModel, WordTraining, word_counts};
 use super::{
-    ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL,
-    select_device,
+    CASCADE_MODEL, ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC, RESNET_WEIGHTS,
+    WORD_MODEL, cascade, select_device,
 };
 use crate::analyse::{ExtractLimits, Genre, PageAnalysis, parse_page};
 use crate::dom::FOR_RENDERING;
@@ -59,6 +59,9 @@ pub struct TrainConfig {
     pub device: DeviceChoice,
     /// Pages whose pictures and outputs are recorded for the regression test.
     pub check_pages: Vec<PathBuf>,
+    /// Keep the ResNet in `out` and refit only the cascade's gate (and the linear models
+    /// and word model it reads, which come out the same).
+    pub cascade_only: bool,
 }
 
 impl Default for TrainConfig {
@@ -86,6 +89,7 @@ impl Default for TrainConfig {
             threads: 2,
             device: DeviceChoice::Cpu,
             check_pages: Vec::new(),
+            cascade_only: false,
         }
     }
 }
@@ -325,7 +329,9 @@ pub fn renderer_description(options: &RenderOptions) -> String {
 }
 
 /// Trains both classifiers and writes `models/`. `log` gets a line per step.
-pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, ClassifyError> {
+/// Trains and writes every classifier model; with `cascade_only`, only the cascade's gate
+/// (no report then: the ResNet and its figures are kept).
+pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainReport>, ClassifyError> {
     tch::set_num_threads(i32::try_from(config.threads.max(1)).unwrap_or(1));
     tch::manual_seed(i64::try_from(config.seed % (1 << 62)).unwrap_or(0));
     let device = select_device(config.device)?;
@@ -429,6 +435,12 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
         all_features_linear["test"].type_accuracy, all_features_linear["test"].genre_accuracy
     ));
 
+    if config.cascade_only {
+        let net = GenreNet::load(&config.out, Device::Cpu)?;
+        write_cascade(config, &net, &all_linear, &validation_set, &test_set, log)?;
+        return Ok(None);
+    }
+
     // The ResNet.
     let options = RenderOptions::default();
     let (mean, std) = standardisation(&train_rows, all_names.len());
@@ -470,6 +482,9 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
     }
     log(&format!("resnet: test type accuracy {:.3}, genre accuracy {:.3}", resnet["test"].type_accuracy, resnet["test"].genre_accuracy));
     record_check_outputs(config, &net, &linear)?;
+    if fuse_words {
+        write_cascade(config, &net, &all_linear, &validation_set, &test_set, log)?;
+    }
 
     let report = TrainReport {
         config: config.clone(),
@@ -490,7 +505,46 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Cl
         prepare_seconds,
     };
     write_json(&config.out.join("metrics.json"), &report)?;
-    Ok(report)
+    Ok(Some(report))
+}
+
+/// The cascade's gate: the linear model over the fused inputs, and the threshold above
+/// which it decides alone, chosen on the validation domains ([`cascade::choose_sure_at`]);
+/// the sweep over both splits is stored with it.
+fn write_cascade(
+    config: &TrainConfig,
+    net: &GenreNet,
+    fused: &LinearModel,
+    validation: &[&Sample],
+    test: &[&Sample],
+    log: &dyn Fn(&str),
+) -> Result<cascade::CascadeFile, ClassifyError> {
+    let mut sweep = Vec::new();
+    for (name, set) in [("validation", validation), ("test", test)] {
+        let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+        let linear: Vec<Prediction> =
+            set.iter().map(|s| Prediction::from_probabilities(fused.probabilities(&super::resnet::fused_row(&s.features, net.words.as_ref())))).collect();
+        let from_net = predict_samples(net, set)?;
+        for sure_at in cascade::thresholds() {
+            let (predicted, to_network) = cascade::combine_predictions(&linear, &from_net, sure_at);
+            let s = score(&gold, &predicted);
+            sweep.push(cascade::SweepPoint { split: name.into(), sure_at, to_network, genre_accuracy: s.genre_accuracy, type_accuracy: s.type_accuracy });
+        }
+    }
+    let validation_sweep: Vec<cascade::SweepPoint> = sweep.iter().filter(|p| p.split == "validation").cloned().collect();
+    let sure_at = cascade::choose_sure_at(&validation_sweep);
+    for p in sweep.iter().filter(|p| p.sure_at == sure_at) {
+        log(&format!(
+            "cascade: sure at {sure_at:.3} (validation domains): {} to the ResNet {:.1}%, genre accuracy {:.3}, type accuracy {:.3}",
+            p.split,
+            100.0 * p.to_network,
+            p.genre_accuracy,
+            p.type_accuracy
+        ));
+    }
+    let file = cascade::CascadeFile { format: cascade::FORMAT.into(), fused: fused.clone(), sure_at, sweep };
+    write_json(&config.out.join(CASCADE_MODEL), &file)?;
+    Ok(file)
 }
 
 /// The list-view threshold in 0.20..=0.80 (steps of 0.05) with the best genre accuracy;
@@ -751,6 +805,9 @@ pub fn model_card(report: &TrainReport) -> String {
     out += &format!("| `{RESNET_WEIGHTS}` | the ResNet's weights (safetensors) |\n");
     out += &format!("| `{RESNET_SPEC}` | its shape, input contract and feature statistics |\n");
     out += &format!("| `{WORD_MODEL}` | the word model whose scores the ResNet's head fuses (vocabulary, IDF, weights) |\n");
+    out += &format!(
+        "| `{CASCADE_MODEL}` | the default classifier's gate: a linear model over the ResNet's fused inputs that decides the pages it is sure of, its threshold (chosen on the validation domains) and the sweep on both splits |\n"
+    );
     out += &format!("| `{HTML_FEATURES_MODEL}` | the html-features baseline (the paper's 11 features, linear) |\n");
     out += "| `metrics.json` | the training run: settings, split, epochs, every score below |\n";
     out += "| `check/` | pictures, features and recorded outputs for the regression test |\n\n";

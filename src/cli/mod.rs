@@ -75,9 +75,11 @@ pub enum Command {
 #[derive(Args, Debug, Clone)]
 pub struct ClassifierArgs {
     /// Which classifier decides each page's type and genre (and so the algorithm of the
-    /// goce extractor): resnet (the page's picture with HTML features), html-features
-    /// (the paper's baseline), none (goce guesses from HTML structure; no type column).
-    #[arg(long, value_enum, default_value = "resnet")]
+    /// goce extractor): cascade (a linear model over the page features and words decides
+    /// the pages it is sure of, the ResNet reads the picture of the rest), resnet (the
+    /// ResNet on every page's picture with the page features), html-features (the paper's
+    /// baseline), none (goce guesses from HTML structure; no type column).
+    #[arg(long, value_enum, default_value = "cascade")]
     pub classifier: ClassifierArg,
 
     /// Where the ResNet runs: auto (CUDA when LibTorch's CUDA library and a GPU are
@@ -93,6 +95,7 @@ pub struct ClassifierArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ClassifierArg {
+    Cascade,
     Resnet,
     HtmlFeatures,
     None,
@@ -101,6 +104,7 @@ pub enum ClassifierArg {
 impl ClassifierArgs {
     fn kind(&self) -> Option<ClassifierKind> {
         match self.classifier {
+            ClassifierArg::Cascade => Some(ClassifierKind::Cascade),
             ClassifierArg::Resnet => Some(ClassifierKind::Resnet),
             ClassifierArg::HtmlFeatures => Some(ClassifierKind::HtmlFeatures),
             ClassifierArg::None => None,
@@ -122,13 +126,13 @@ impl ClassifierArgs {
     /// Loads the chosen classifier; LibTorch uses `threads` CPU threads.
     fn load(&self, threads: usize) -> anyhow::Result<Option<Classifier>> {
         let Some(kind) = self.kind() else { return Ok(None) };
-        if kind == ClassifierKind::Resnet {
+        if kind.needs_picture() {
             tch::set_num_threads(i32::try_from(threads.max(1)).unwrap_or(1));
         }
         let models = goce_warc::classify::find_models_dir(self.models.as_deref())?;
         let classifier = Classifier::load(kind, &models, self.device)?;
-        if let Classifier::Resnet(net) = &classifier {
-            tracing::info!("classifier: resnet from {} on {:?}", models.display(), net.device);
+        if let Some(net) = classifier.net() {
+            tracing::info!("classifier: {} from {} on {:?}", kind.name(), models.display(), net.device);
         }
         Ok(Some(classifier))
     }

@@ -157,14 +157,15 @@ impl ProcessArgs {
     fn config(&self) -> anyhow::Result<ProcessConfig> {
         let threads = self.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
         let classifier = self.classifier.load(threads)?;
-        let on_gpu = matches!(&classifier, Some(Classifier::Resnet(net)) if net.device.is_cuda());
-        let resnet_on_cpu = matches!(&classifier, Some(Classifier::Resnet(_))) && !on_gpu;
+        let net = classifier.as_ref().and_then(Classifier::net);
+        let on_gpu = net.is_some_and(|net| net.device.is_cuda());
+        let resnet_on_cpu = net.is_some() && !on_gpu;
         if !resnet_on_cpu {
             fix_malloc_mmap_threshold();
         }
         let batch_size = self.batch_size.map_or(if on_gpu { CUDA_BATCH } else { CPU_BATCH }, |b| usize::try_from(b).unwrap_or(CPU_BATCH));
         let renderer = match (self.renderer, &self.pictures, &classifier) {
-            (None, None, Some(Classifier::Resnet(_))) => Some(goce_warc::render::RendererKind::Lite),
+            (None, None, Some(c)) if c.kind().needs_picture() => Some(goce_warc::render::RendererKind::Lite),
             (None, None, _) => None,
             (kind, _, _) => Some(kind.unwrap_or_default()),
         };

@@ -146,23 +146,30 @@ pub fn evaluate(pages: &[GoldPage], extractors: &[Extractor], limits: &ExtractLi
 }
 
 /// The classifier's prediction for every page that can be read and parsed, by page id
-/// (pictures drawn in parallel, then classified 64 at a time).
+/// (pictures drawn in parallel where the classifier reads them, then classified 64 at a time).
 pub fn predict_pages(pages: &[GoldPage], classifier: &Classifier, limits: &ExtractLimits) -> Result<HashMap<String, Prediction>, ClassifyError> {
-    let needs_picture = classifier.kind().needs_picture();
     let mut predictions = HashMap::new();
     for chunk in pages.chunks(64) {
-        let prepared: Vec<(String, Option<Picture>, Features)> = chunk
+        let prepared: Vec<(String, Option<Picture>, Features, Option<Prediction>)> = chunk
             .par_iter()
             .filter_map(|page| {
                 let html = page.read_html().ok()?;
                 let dom = crate::extract::parse_page(&html, limits, &FOR_RENDERING).ok()?;
-                let picture = needs_picture.then(|| render_lite(&dom, &RenderOptions::default()).picture);
-                Some((page.id.clone(), picture, classifier.features_of(&crate::extract::PageAnalysis::new(&dom), &page.url)))
+                let features = classifier.features_of(&crate::extract::PageAnalysis::new(&dom), &page.url);
+                let cheap = classifier.decide_cheaply(&features);
+                let picture = (cheap.is_none() && classifier.kind().needs_picture()).then(|| render_lite(&dom, &RenderOptions::default()).picture);
+                Some((page.id.clone(), picture, features, cheap))
             })
             .collect();
-        let inputs: Vec<NetInput<'_>> = prepared.iter().map(|(_, picture, features)| NetInput { picture: picture.as_ref(), features }).collect();
-        for ((id, _, _), prediction) in prepared.iter().zip(classifier.classify(&inputs)?) {
+        let waiting: Vec<&(String, Option<Picture>, Features, Option<Prediction>)> = prepared.iter().filter(|p| p.3.is_none()).collect();
+        let inputs: Vec<NetInput<'_>> = waiting.iter().map(|(_, picture, features, _)| NetInput { picture: picture.as_ref(), features }).collect();
+        for ((id, ..), prediction) in waiting.iter().zip(classifier.classify(&inputs)?) {
             predictions.insert(id.clone(), prediction);
+        }
+        for (id, _, _, cheap) in &prepared {
+            if let Some(prediction) = cheap {
+                predictions.insert(id.clone(), prediction.clone());
+            }
         }
     }
     Ok(predictions)

@@ -451,20 +451,34 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
             Ok(dom) => dom,
             Err(e) => return skipped(e.into()),
         };
-        let picture = config.renderer.as_deref().and_then(|renderer| {
-            let (note, picture) = render_page(renderer, &page.html, &dom, config.pictures_dir.as_deref(), warc_file, page.offset);
-            render_note = Some(note);
-            picture
-        });
+        // The picture is drawn only where it is used: for the network, or when asked for
+        // (--pictures, or a renderer named beside a classifier that reads none).
+        let mut draw = || {
+            config.renderer.as_deref().and_then(|renderer| {
+                let (note, picture) = render_page(renderer, &page.html, &dom, config.pictures_dir.as_deref(), warc_file, page.offset);
+                render_note = Some(note);
+                picture
+            })
+        };
+        let asked_for_pictures = config.pictures_dir.is_some() || classifier.is_none_or(|c| !c.kind().needs_picture());
         let page_analysis = PageAnalysis::new(&dom);
-        match classifier {
-            None => match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits) {
-                Ok(e) => e,
-                Err(e) => return skipped(e),
-            },
-            Some(c) if !c.kind().needs_picture() => {
-                let features = c.features_of(&page_analysis, &page.url);
-                let predicted = c.classify(&[NetInput { picture: None, features: &features }]).ok().and_then(|mut p| p.pop());
+        let features = classifier.map(|c| c.features_of(&page_analysis, &page.url));
+        let cheap = classifier.zip(features.as_ref()).and_then(|(c, f)| c.decide_cheaply(f));
+        match (classifier, features) {
+            (None, _) | (_, None) => {
+                if asked_for_pictures {
+                    draw();
+                }
+                match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits) {
+                    Ok(e) => e,
+                    Err(e) => return skipped(e),
+                }
+            }
+            (Some(_), Some(_)) if cheap.is_some() => {
+                if asked_for_pictures {
+                    draw();
+                }
+                let predicted = cheap;
                 let genre = predicted.as_ref().map(|p| p.genre);
                 let page_analysis = PageAnalysis::with_page_types(&dom, predicted.as_ref().map(|p| p.probabilities));
                 prediction = predicted;
@@ -473,9 +487,9 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                     Err(e) => return skipped(e),
                 }
             }
-            Some(c) => {
+            (Some(_), Some(features)) => {
                 // The genre comes later, from the batch: under goce, extract both ways now.
-                let features = c.features_of(&page_analysis, &page.url);
+                let picture = draw();
                 let mut blocks = None;
                 let (extraction, candidates) = if config.extractor == Extractor::Combined {
                     // The trees read the page types: decide the text once the batch is classified.

@@ -8,6 +8,7 @@
 //! cross-validation ([`train`]; `make model-extract`).
 
 pub mod blocks;
+pub mod context;
 pub mod train;
 mod trees;
 
@@ -44,6 +45,13 @@ struct ModelFile {
     threshold: f64,
     /// forust-ml's own JSON of the booster.
     booster: serde_json::Value,
+    /// The second stage's trees (none: the first trees decide), over a block's row and
+    /// [`context::context_features`].
+    #[serde(default)]
+    context: Option<serde_json::Value>,
+    /// The context columns' names; must equal [`context::context_feature_names`].
+    #[serde(default)]
+    context_features: Vec<String>,
     /// The page-level selector's regressors, one per candidate (none: the blocks' text).
     #[serde(default)]
     selector: Vec<serde_json::Value>,
@@ -51,7 +59,8 @@ struct ModelFile {
 
 /// The whole-page texts the selector chooses among: the trees' blocks, and the article and
 /// list-view extractors' outputs.
-pub const CANDIDATES: [&str; 3] = ["blocks", "article", "list-view"];
+pub const CANDIDATES: [&str; CANDIDATE_COUNT] = ["blocks", "article", "list-view"];
+pub const CANDIDATE_COUNT: usize = 3;
 
 pub struct CombinerModel {
     booster: GradientBooster,
@@ -60,6 +69,13 @@ pub struct CombinerModel {
     pub threshold: f64,
     /// One regressor per candidate, predicting its word F1 from [`selector_features`].
     selector: Vec<GradientBooster>,
+    /// The second stage: trees over each block's row and its context.
+    context: Option<(GradientBooster, FlatTrees)>,
+}
+
+/// The second stage's columns: the block's row, then its context.
+pub fn second_stage_feature_count() -> usize {
+    blocks::feature_count() + context::context_feature_count()
 }
 
 impl CombinerModel {
@@ -67,7 +83,15 @@ impl CombinerModel {
     pub fn new(booster: GradientBooster, threshold: f64) -> Result<Self, CombineError> {
         let flat = FlatTrees::of(&booster, blocks::feature_count())
             .ok_or_else(|| CombineError::Training { what: "the block trees".into(), detail: "cannot be laid out for prediction".into() })?;
-        Ok(Self { booster, flat, threshold, selector: Vec::new() })
+        Ok(Self { booster, flat, threshold, selector: Vec::new(), context: None })
+    }
+
+    /// Adds the second stage's trees (trained on [`second_stage_rows`]).
+    pub fn with_context(mut self, booster: GradientBooster) -> Result<Self, CombineError> {
+        let flat = FlatTrees::of(&booster, second_stage_feature_count())
+            .ok_or_else(|| CombineError::Training { what: "the context trees".into(), detail: "cannot be laid out for prediction".into() })?;
+        self.context = Some((booster, flat));
+        Ok(self)
     }
 
     /// Adds the page-level selector (one regressor per candidate, in [`CANDIDATES`] order).
@@ -98,7 +122,19 @@ impl CombinerModel {
             return Err(bad(format!("{} selector regressors, not {}", selector.len(), CANDIDATES.len())));
         }
         let flat = FlatTrees::of(&booster, blocks::feature_count()).ok_or_else(|| bad("trees: a node or feature index out of range".into()))?;
-        Ok(Self { booster, flat, threshold: file.threshold, selector })
+        let context = match &file.context {
+            Some(_) if file.context_features != context::context_feature_names() => {
+                return Err(bad("context trees trained on other features than this build computes".into()));
+            }
+            Some(v) => {
+                let booster = GradientBooster::from_json(&v.to_string()).map_err(|e| bad(format!("context trees: {e}")))?;
+                let flat =
+                    FlatTrees::of(&booster, second_stage_feature_count()).ok_or_else(|| bad("context trees: a node or feature index out of range".into()))?;
+                Some((booster, flat))
+            }
+            None => None,
+        };
+        Ok(Self { booster, flat, threshold: file.threshold, selector, context })
     }
 
     /// Writes the model as `combiner.json` into `dir`.
@@ -114,14 +150,31 @@ impl CombinerModel {
             features: blocks::feature_names(),
             threshold: self.threshold,
             booster: to_value(&self.booster)?,
+            context: self.context.as_ref().map(|(b, _)| to_value(b)).transpose()?,
+            context_features: if self.context.is_some() { context::context_feature_names() } else { Vec::new() },
             selector: self.selector.iter().map(to_value).collect::<Result<_, _>>()?,
         };
         let json = serde_json::to_string(&file).map_err(|e| bad(e.to_string()))?;
         std::fs::write(&path, json).map_err(|e| bad(e.to_string()))
     }
 
-    /// Each block's probability of being content.
+    /// Each block's probability of being content: the second stage's where the model has
+    /// one, else the first trees'.
     pub fn probabilities(&self, table: &BlockTable) -> Vec<f64> {
+        let first = self.first_probabilities(table);
+        match &self.context {
+            Some((_, flat)) => {
+                let rows = second_stage_rows(table, &first, self.threshold);
+                let cols = second_stage_feature_count();
+                let rows: Vec<&[f32]> = rows.chunks_exact(cols).collect();
+                flat.predict_rows(&rows).into_iter().map(sigmoid).collect()
+            }
+            None => first,
+        }
+    }
+
+    /// Each block's probability by the first trees, from its own row alone.
+    pub fn first_probabilities(&self, table: &BlockTable) -> Vec<f64> {
         let rows: Vec<&[f32]> = (0..table.len()).map(|i| table.row(i)).collect();
         self.flat.predict_rows(&rows).into_iter().map(sigmoid).collect()
     }
@@ -156,6 +209,25 @@ impl CombinerModel {
     }
 }
 
+/// The second stage's rows (row-major, [`second_stage_feature_count`] per block): each
+/// block's own row, then its context from the first trees' `first` probabilities.
+pub fn second_stage_rows(table: &BlockTable, first: &[f64], threshold: f64) -> Vec<f32> {
+    let context = context::context_features(table, first, threshold);
+    let (n, c) = (blocks::feature_count(), context::context_feature_count());
+    let mut rows = Vec::with_capacity(table.len() * (n + c));
+    for (i, ctx) in context.chunks_exact(c).enumerate() {
+        rows.extend_from_slice(table.row(i));
+        rows.extend_from_slice(ctx);
+    }
+    rows
+}
+
+/// Every ordered pair of candidates, for the containment inputs, in the order the shipped
+/// selector was trained with (another order feeds its trees the wrong columns).
+fn candidate_pairs() -> impl Iterator<Item = (usize, usize)> {
+    [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)].into_iter()
+}
+
 /// What the selector reads about a page: the page-level inputs of the blocks' rows, how
 /// sure the trees were, the candidates' lengths, and how much of each candidate's words
 /// the others contain.
@@ -170,7 +242,7 @@ pub fn selector_features(table: &BlockTable, probabilities: &[f64], content: &[b
     f.push(weighted(&|i| if (0.2..0.8).contains(&probabilities[i]) { 1.0 } else { 0.0 }));
     let bags = [bag(blocks_text), bag(&table.article_text), bag(&table.list_view_text)];
     f.extend(bags.iter().map(|b| (b.values().sum::<u32>() as f32).ln_1p()));
-    for (a, b) in [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)] {
+    for (a, b) in candidate_pairs() {
         f.push(containment(&bags[a], &bags[b]));
     }
     f
@@ -182,7 +254,7 @@ pub fn selector_feature_names() -> Vec<String> {
     let mut out: Vec<String> = names[names.len() - blocks::PAGE_INPUTS..].to_vec();
     out.extend(["blocks_word_share", "blocks_mean_probability", "blocks_unsure_share"].map(String::from));
     out.extend(CANDIDATES.iter().map(|c| format!("{c}_log_words")));
-    for (a, b) in [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)] {
+    for (a, b) in candidate_pairs() {
         out.push(format!("{}_in_{}", CANDIDATES[a], CANDIDATES[b]));
     }
     out

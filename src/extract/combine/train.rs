@@ -8,6 +8,7 @@
 //! are scored by trees trained on the other folds only, beside the existing extractors
 //! on the same pages. The shipped model is then trained on all of them.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -17,7 +18,10 @@ use forust_ml::{GradientBooster, Matrix};
 use rayon::prelude::*;
 
 use super::blocks::{BlockTable, feature_count};
-use super::{CANDIDATES, CombineError, CombinerModel, column_major, selector_features};
+use super::trees::FlatTrees;
+use super::{
+    CANDIDATE_COUNT, CANDIDATES, CombineError, CombinerModel, column_major, second_stage_feature_count, second_stage_rows, selector_features, sigmoid,
+};
 use crate::classify::Prediction;
 use crate::classify::train::RecordedSplit;
 use crate::dom::{DomLimits, FOR_WEB2TEXT};
@@ -44,11 +48,13 @@ pub struct TreeSettings {
     pub seed: u64,
     /// A block is content at or above this probability.
     pub threshold: f64,
+    /// The second stage's trees (0: none), same settings otherwise.
+    pub context_trees: usize,
 }
 
 impl Default for TreeSettings {
     fn default() -> Self {
-        Self { trees: 200, learning_rate: 0.1, max_depth: 6, subsample: 0.5, seed: 2026, threshold: 0.5 }
+        Self { trees: 200, learning_rate: 0.1, max_depth: 6, subsample: 0.5, seed: 2026, threshold: 0.5, context_trees: 0 }
     }
 }
 
@@ -235,11 +241,30 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
         .collect()
 }
 
-/// Trains trees on the given pages' blocks. Blocks without words are left out (they add
-/// nothing to the text); each page's blocks weigh by their share of its words, so every
-/// page of a genre counts the same, as in the page-averaged word F1 the trees are judged by.
+/// Trains the first block trees on the given pages' blocks (their own rows).
 pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel, CombineError> {
-    let n = feature_count();
+    let booster = fit_booster(pages, &|k| Cow::Borrowed(&pages[k].table.rows), feature_count(), settings.trees, settings)?;
+    CombinerModel::new(booster, settings.threshold)
+}
+
+/// Trains the second stage on the given pages: `first[k]` holds the first trees'
+/// out-of-fold probabilities for `pages[k]`'s blocks.
+pub fn fit_context(pages: &[&Prepared], first: &[&[f64]], settings: &TreeSettings) -> Result<GradientBooster, CombineError> {
+    let rows_of = |k: usize| Cow::Owned(second_stage_rows(&pages[k].table, first[k], settings.threshold));
+    fit_booster(pages, &rows_of, second_stage_feature_count(), settings.context_trees, settings)
+}
+
+/// Trains boosted trees on the blocks of `pages`, `rows_of(k)` giving page k's rows
+/// (row-major, `cols` each). Blocks without words are left out (they add nothing to the
+/// text); each page's blocks weigh by their share of its words, so every page of a genre
+/// counts the same, as in the page-averaged word F1 the trees are judged by.
+fn fit_booster<'a>(
+    pages: &[&'a Prepared],
+    rows_of: &dyn Fn(usize) -> Cow<'a, [f32]>,
+    cols: usize,
+    iterations: usize,
+    settings: &TreeSettings,
+) -> Result<GradientBooster, CombineError> {
     // The two genres weigh the same in all: list pages are a minority of the gold pages
     // (a fifth of WCXB-dev, none of CleanEval or Scrapinghub) but half of the goal.
     let list_pages = pages.iter().filter(|p| p.page.genre == Genre::ListView).count().max(1);
@@ -247,26 +272,27 @@ pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel
     let genre_weight =
         |g: Genre| if g == Genre::ListView { pages.len() as f64 / (2 * list_pages) as f64 } else { pages.len() as f64 / (2 * article_pages) as f64 };
     let (mut rows, mut y, mut weights) = (Vec::new(), Vec::new(), Vec::new());
-    for page in pages {
+    for (k, page) in pages.iter().enumerate() {
         let total: u64 = page.table.words.iter().map(|&w| u64::from(w)).sum();
         if total == 0 {
             continue;
         }
+        let page_rows = rows_of(k);
         let page_weight = 100.0 * genre_weight(page.page.genre) / total as f64;
         for (i, (&w, &label)) in page.table.words.iter().zip(&page.labels).enumerate() {
             if w == 0 {
                 continue;
             }
-            rows.extend_from_slice(page.table.row(i));
+            rows.extend_from_slice(&page_rows[i * cols..(i + 1) * cols]);
             y.push(if label { 1.0 } else { 0.0 });
             weights.push(page_weight * f64::from(w));
         }
     }
     let columns = column_major(&rows, y.len());
     drop(rows);
-    let matrix = Matrix::new(&columns, y.len(), n);
+    let matrix = Matrix::new(&columns, y.len(), cols);
     let mut booster = GradientBooster::default()
-        .set_iterations(settings.trees)
+        .set_iterations(iterations)
         .set_learning_rate(settings.learning_rate)
         .set_max_depth(settings.max_depth)
         .set_subsample(settings.subsample)
@@ -274,7 +300,7 @@ pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel
         .set_min_leaf_weight(1.0)
         .set_parallel(true);
     booster.fit(&matrix, &y, &weights, None).map_err(|e| CombineError::Training { what: "fitting the trees".into(), detail: e.to_string() })?;
-    CombinerModel::new(booster, settings.threshold)
+    Ok(booster)
 }
 
 /// A page's out-of-fold inputs for the selector: its features and each candidate's word
@@ -282,8 +308,8 @@ pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel
 pub struct SelectorRow {
     pub page: usize,
     pub features: Vec<f32>,
-    pub word_f1: [f64; 3],
-    pub lcs_f1: [f64; 3],
+    pub word_f1: [f64; CANDIDATE_COUNT],
+    pub lcs_f1: [f64; CANDIDATE_COUNT],
 }
 
 /// A selector row with the page it describes, as `--selector-rows` writes it.
@@ -295,8 +321,8 @@ pub struct DescribedRow {
     pub page_type: String,
     pub fold: usize,
     pub features: Vec<f32>,
-    pub word_f1: [f64; 3],
-    pub lcs_f1: [f64; 3],
+    pub word_f1: [f64; CANDIDATE_COUNT],
+    pub lcs_f1: [f64; CANDIDATE_COUNT],
 }
 
 /// The rows of [`cross_validate`] with their pages described.
@@ -335,11 +361,11 @@ pub enum SelectorTarget {
 }
 
 impl SelectorTarget {
-    pub fn of(self, word_f1: &[f64; 3], candidate: usize) -> f64 {
+    pub fn of(self, word_f1: &[f64], candidate: usize) -> f64 {
         let own = word_f1[candidate];
         match self {
             Self::WordF1 => own,
-            Self::Advantage => own - word_f1.iter().sum::<f64>() / 3.0,
+            Self::Advantage => own - word_f1.iter().sum::<f64>() / word_f1.len().max(1) as f64,
             Self::OverBlocks => own - word_f1[0],
             Self::SqrtWordF1 => own.max(0.0).sqrt(),
             Self::AtLeast03 => f64::from(u8::from(own >= 0.3)),
@@ -375,51 +401,95 @@ pub fn fit_selector(rows: &[&SelectorRow], settings: &TreeSettings) -> Result<Ve
         .collect()
 }
 
+/// What cross-validation leaves for the final fit.
+pub struct CvOutcome {
+    pub report: CvReport,
+    /// The selector's out-of-fold rows, by page.
+    pub rows: Vec<SelectorRow>,
+    /// The first trees' out-of-fold probabilities, by page: the second stage's inputs.
+    pub first: Vec<Vec<f64>>,
+}
+
 /// Domain-grouped k-fold cross-validation: every page scored by trees that never saw its
 /// domain, beside the baselines on the same pages. Two levels: the block trees of each
 /// fold give the selector's out-of-fold inputs; the selector is then cross-validated on
 /// those with the same folds. `blocks` is the trees' text alone, `combined` the selector's
 /// choice (the shipped extractor).
-pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(&str)) -> Result<(CvReport, Vec<SelectorRow>), CombineError> {
+pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(&str)) -> Result<CvOutcome, CombineError> {
     let started = Instant::now();
     let folds = config.folds.max(2);
     let fold_of_page: Vec<usize> = prepared.iter().map(|p| fold_of(&p.domain, folds)).collect();
-    let mut rows: Vec<SelectorRow> = Vec::new();
+    // The first trees' out-of-fold probabilities for every page.
+    let mut first: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
     for fold in 0..folds {
         let train: Vec<&Prepared> = prepared.iter().zip(&fold_of_page).filter(|(_, f)| **f != fold).map(|(p, _)| p).collect();
         let model = fit(&train, &config.trees)?;
         let test: Vec<usize> = (0..prepared.len()).filter(|&i| fold_of_page[i] == fold).collect();
-        let fold_rows: Vec<SelectorRow> = test
-            .par_iter()
-            .map(|&i| {
-                let page = &prepared[i];
-                let probabilities = model.probabilities(&page.table);
-                let content: Vec<bool> = probabilities.iter().map(|&p| p >= model.threshold).collect();
-                let text = page.table.text_of(&content);
-                let predicted = words(&text);
-                let article = page.baselines[ARTICLE_BASELINE];
-                let list_view = page.baselines[LIST_VIEW_BASELINE];
-                SelectorRow {
-                    page: i,
-                    features: selector_features(&page.table, &probabilities, &content, &text),
-                    word_f1: [word_prf(&predicted, &page.gold_words).f1, article.0, list_view.0],
-                    lcs_f1: [lcs_prf(&predicted, &page.gold_words).f1, article.1, list_view.1],
-                }
-            })
-            .collect();
-        let wcxb: Vec<&SelectorRow> = fold_rows.iter().filter(|r| prepared[r.page].dataset == "wcxb").collect();
-        let goce: f64 = wcxb.iter().map(|r| prepared[r.page].baselines[0].0).sum();
-        let blocks: f64 = wcxb.iter().map(|r| r.word_f1[0]).sum();
+        let scored: Vec<Vec<f64>> = test.par_iter().map(|&i| model.first_probabilities(&prepared[i].table)).collect();
+        for (&i, p) in test.iter().zip(scored) {
+            first[i] = p;
+        }
+        log(&format!("fold {fold}: first trees trained on {} pages, scored {} ({:.0} s)", train.len(), test.len(), started.elapsed().as_secs_f64()));
+    }
+    // The second stage, cross-validated on those with the same folds.
+    let mut last = first.clone();
+    if config.trees.context_trees > 0 {
+        for fold in 0..folds {
+            let train: Vec<usize> = (0..prepared.len()).filter(|&i| fold_of_page[i] != fold).collect();
+            let pages: Vec<&Prepared> = train.iter().map(|&i| &prepared[i]).collect();
+            let inputs: Vec<&[f64]> = train.iter().map(|&i| first[i].as_slice()).collect();
+            let booster = fit_context(&pages, &inputs, &config.trees)?;
+            let flat = FlatTrees::of(&booster, second_stage_feature_count())
+                .ok_or_else(|| CombineError::Training { what: "the context trees".into(), detail: "cannot be laid out for prediction".into() })?;
+            let test: Vec<usize> = (0..prepared.len()).filter(|&i| fold_of_page[i] == fold).collect();
+            let scored: Vec<Vec<f64>> = test
+                .par_iter()
+                .map(|&i| {
+                    let rows = second_stage_rows(&prepared[i].table, &first[i], config.trees.threshold);
+                    let rows: Vec<&[f32]> = rows.chunks_exact(second_stage_feature_count()).collect();
+                    flat.predict_rows(&rows).into_iter().map(sigmoid).collect()
+                })
+                .collect();
+            for (&i, p) in test.iter().zip(scored) {
+                last[i] = p;
+            }
+            log(&format!("fold {fold}: context trees trained on {} pages ({:.0} s)", train.len(), started.elapsed().as_secs_f64()));
+        }
+    }
+    let threshold = config.trees.threshold;
+    let text_f1 = |page: &Prepared, probabilities: &[f64]| {
+        let content: Vec<bool> = probabilities.iter().map(|&p| p >= threshold).collect();
+        let text = page.table.text_of(&content);
+        let predicted = words(&text);
+        (content, text, word_prf(&predicted, &page.gold_words).f1, lcs_prf(&predicted, &page.gold_words).f1)
+    };
+    let (mut rows, first_f1): (Vec<SelectorRow>, Vec<(f64, f64)>) = (0..prepared.len())
+        .into_par_iter()
+        .map(|i| {
+            let page = &prepared[i];
+            let (content, text, word_f1, lcs_f1) = text_f1(page, &last[i]);
+            let (_, _, first_word, first_lcs) = text_f1(page, &first[i]);
+            let article = page.baselines[ARTICLE_BASELINE];
+            let list_view = page.baselines[LIST_VIEW_BASELINE];
+            let row = SelectorRow {
+                page: i,
+                features: selector_features(&page.table, &last[i], &content, &text),
+                word_f1: [word_f1, article.0, list_view.0],
+                lcs_f1: [lcs_f1, article.1, list_view.1],
+            };
+            (row, (first_word, first_lcs))
+        })
+        .unzip();
+    {
+        let wcxb: Vec<usize> = (0..prepared.len()).filter(|&i| prepared[i].dataset == "wcxb").collect();
         let n = wcxb.len().max(1) as f64;
+        let mean = |f: &dyn Fn(usize) -> f64| wcxb.iter().map(|&i| f(i)).sum::<f64>() / n;
         log(&format!(
-            "fold {fold}: trained on {} pages, scored {}: WCXB word F1 blocks {:.3}, goce {:.3} ({:.0} s)",
-            train.len(),
-            test.len(),
-            blocks / n,
-            goce / n,
-            started.elapsed().as_secs_f64()
+            "out of fold, WCXB word F1: first trees {:.3}, blocks {:.3}, goce {:.3}",
+            mean(&|i| first_f1[i].0),
+            mean(&|i| rows[i].word_f1[0]),
+            mean(&|i| prepared[i].baselines[0].0)
         ));
-        rows.extend(fold_rows);
     }
     rows.sort_by_key(|r| r.page);
 
@@ -450,6 +520,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         };
         scores.push(scored("combined", (r.word_f1[choice], r.lcs_f1[choice])));
         scores.push(scored("blocks", (r.word_f1[0], r.lcs_f1[0])));
+        scores.push(scored("first trees", first_f1[r.page]));
         for (e, &b) in BASELINES.iter().zip(&page.baselines) {
             scores.push(scored(e.name(), b));
         }
@@ -472,7 +543,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         means: summarise(&scores),
         scores,
     };
-    Ok((report, rows))
+    Ok(CvOutcome { report, rows, first })
 }
 
 fn summarise(scores: &[Scored]) -> BTreeMap<String, BTreeMap<String, BTreeMap<String, Summary>>> {
@@ -520,7 +591,7 @@ fn summarise(scores: &[Scored]) -> BTreeMap<String, BTreeMap<String, BTreeMap<St
 /// The cross-validation tables in Markdown: per dataset, word F1 / LCS F1 / pages under
 /// 0.3 for each subset and extractor.
 pub fn render_report(report: &CvReport) -> String {
-    let names: Vec<&str> = ["combined", "blocks"].into_iter().chain(BASELINES.iter().map(|e| e.name())).collect();
+    let names: Vec<&str> = ["combined", "blocks", "first trees"].into_iter().chain(BASELINES.iter().map(|e| e.name())).collect();
     let mut out = String::new();
     for (dataset, subsets) in &report.means {
         out += &format!("\n**{dataset}** (word F1 / LCS F1 / pages under {BAD_PAGE_F1})\n\n| subset | pages |");
@@ -587,12 +658,17 @@ pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, se
     )
 }
 
-/// Fits the shipped model on every prepared page, its selector on the cross-validation's
-/// out-of-fold rows, and writes it into `out`.
-pub fn train_final(prepared: &[Prepared], rows: &[SelectorRow], config: &TrainConfig) -> Result<(usize, usize), CombineError> {
+/// Fits the shipped model on every prepared page: the first trees, the second stage on
+/// the first trees' out-of-fold probabilities (what it will see on new pages), and the
+/// selector on the cross-validation's out-of-fold rows; writes it into `out`.
+pub fn train_final(prepared: &[Prepared], cv: &CvOutcome, config: &TrainConfig) -> Result<(usize, usize), CombineError> {
     let all: Vec<&Prepared> = prepared.iter().collect();
-    let selector = fit_selector(&rows.iter().collect::<Vec<_>>(), &config.trees)?;
-    let model = fit(&all, &config.trees)?.with_selector(selector);
+    let selector = fit_selector(&cv.rows.iter().collect::<Vec<_>>(), &config.trees)?;
+    let mut model = fit(&all, &config.trees)?.with_selector(selector);
+    if config.trees.context_trees > 0 {
+        let first: Vec<&[f64]> = cv.first.iter().map(Vec::as_slice).collect();
+        model = model.with_context(fit_context(&all, &first, &config.trees)?)?;
+    }
     std::fs::create_dir_all(&config.out).map_err(|e| CombineError::Training { what: config.out.display().to_string(), detail: e.to_string() })?;
     model.save(&config.out)?;
     let blocks = prepared.iter().map(|p| p.table.words.iter().filter(|&&w| w > 0).count()).sum();

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# CPU per page, side by side in one run (`make bench`): goce-warc's default, the ResNet on
+# every page, the default's CPU stages without the forward pass, extraction only, and the
+# peer (FastWARC + Resiliparse main content, scripts/peer_pipeline.py over the project's
+# .venv), all over the same WARC. CPU seconds are user + system of the whole process (GNU
+# time); pages per CPU-second and the ratio to the peer's are printed per mode.
+# Usage: scripts/bench_cpu.sh WARC [THREADS]
+set -euo pipefail
+warc=${1:?usage: bench_cpu.sh WARC [THREADS]}
+threads=${2:-2}
+bin=${BIN:-target/release/goce-warc}
+python=${PYTHON:-.venv/bin/python}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/bench_modes.sh"
+
+# Whole-process wall, CPU and peak RSS of a command; its last stdout line kept.
+measure() {
+  /usr/bin/time -f '%e %U %S %M' -o "$out/time" "$@" > "$out/stdout"
+  read -r wall user sys rss < "$out/time"
+}
+
+"$python" -c 'import fastwarc, resiliparse' 2> /dev/null || { echo "bench_cpu.sh: $python lacks fastwarc/resiliparse; run make setup" >&2; exit 1; }
+measure "$python" scripts/peer_pipeline.py "$warc" "$out/peer.parquet"
+peer_pages=$(tail -n1 "$out/stdout")
+peer_rate=$(python3 -c "print($peer_pages / ($user + $sys))")
+printf '%-34s %7s %8s %8s %11s %12s %9s\n' pipeline pages wall "CPU s" "peak RSS MB" "pages/CPU-s" "vs peer"
+row() { printf '%-34s %7d %8.1f %8.1f %11.0f %12.0f %8.2fx\n' "$1" "$2" "$wall" "$(python3 -c "print($user + $sys)")" "$(python3 -c "print($rss / 1024)")" "$(python3 -c "print($2 / ($user + $sys))")" "$(python3 -c "print($2 / ($user + $sys) / $peer_rate)")"; }
+row "FastWARC + Resiliparse (1 core)" "$peer_pages"
+for mode in default resnet cpu-stages extract; do
+  stats="$out/stats-$mode.json"
+  # shellcheck disable=SC2086
+  measure "$bin" process "$warc" --out "$out/p-$mode" --quiet -j "$threads" --stats "$stats" ${flags[$mode]}
+  pages=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counts']['pages'])" "$stats")
+  row "goce-warc $mode (-j $threads)" "$pages"
+done

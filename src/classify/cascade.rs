@@ -1,0 +1,149 @@
+//! The default classifier (`--classifier cascade`): the ResNet's forward pass only where it
+//! is needed. A linear model over the ResNet's own fused inputs (the 39 page features and
+//! the word model's seven scores, no picture) decides the pages it is sure of; the picture
+//! is drawn and the ResNet reads only the others. How sure is sure enough is learned on the
+//! classifier's validation domains ([`choose_sure_at`]), not set by hand.
+
+use std::path::Path;
+
+use super::resnet::fused_row;
+use super::{ClassifyError, Features, GenreNet, LinearModel, NetInput, PAGE_TYPE_COUNT, Prediction};
+use crate::models::CASCADE_MODEL;
+
+/// The file's format tag: another format is refused on load.
+pub const FORMAT: &str = "goce-warc cascade 1";
+
+/// `models/genre-cascade.json`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct CascadeFile {
+    pub format: String,
+    /// The linear model over the fused inputs (the ResNet spec's `feature_names`).
+    pub fused: LinearModel,
+    /// The linear model decides a page when its most likely type has at least this probability.
+    pub sure_at: f32,
+    /// How each threshold tried did on the validation and test domains.
+    pub sweep: Vec<SweepPoint>,
+}
+
+/// One threshold's figures on one split.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct SweepPoint {
+    pub split: String,
+    pub sure_at: f32,
+    /// The share of pages the ResNet reads.
+    pub to_network: f64,
+    pub genre_accuracy: f64,
+    pub type_accuracy: f64,
+}
+
+/// The linear gate in front of the ResNet.
+pub struct Cascade {
+    pub fused: LinearModel,
+    pub sure_at: f32,
+    pub net: GenreNet,
+}
+
+impl Cascade {
+    pub fn load(models: &Path, net: GenreNet) -> Result<Self, ClassifyError> {
+        let path = models.join(CASCADE_MODEL);
+        let err = |detail: String| ClassifyError::Model { path: path.clone(), detail };
+        let text = std::fs::read_to_string(&path).map_err(|e| err(e.to_string()))?;
+        let file: CascadeFile = serde_json::from_str(&text).map_err(|e| err(format!("not a goce-warc cascade: {e}")))?;
+        if file.format != FORMAT {
+            return Err(err(format!("format {:?}, this build reads {FORMAT:?}", file.format)));
+        }
+        if !file.fused.is_consistent() || file.fused.feature_names != net.spec.feature_names || net.words.is_none() {
+            return Err(err("its linear model does not read the ResNet's fused inputs".into()));
+        }
+        Ok(Self { fused: file.fused, sure_at: file.sure_at, net })
+    }
+
+    /// The linear model's prediction when it is sure of the page, else None (the ResNet decides).
+    pub fn decide_cheaply(&self, features: &Features) -> Option<Prediction> {
+        let probabilities = self.fused.probabilities(&fused_row(features, self.net.words.as_ref()));
+        is_sure(&probabilities, self.sure_at).then(|| Prediction::from_probabilities(probabilities))
+    }
+
+    /// Every page: the linear model's answer where it is sure, the ResNet's (one forward
+    /// pass over the rest) elsewhere.
+    pub fn predict(&self, inputs: &[NetInput<'_>]) -> Result<Vec<Prediction>, ClassifyError> {
+        let cheap: Vec<Option<Prediction>> = inputs.iter().map(|i| self.decide_cheaply(i.features)).collect();
+        let unsure: Vec<NetInput<'_>> =
+            inputs.iter().zip(&cheap).filter(|(_, c)| c.is_none()).map(|(i, _)| NetInput { picture: i.picture, features: i.features }).collect();
+        let mut from_net = self.net.predict(&unsure)?.into_iter();
+        cheap
+            .into_iter()
+            .map(|c| c.or_else(|| from_net.next()).ok_or_else(|| ClassifyError::Torch("the network returned too few predictions".into())))
+            .collect()
+    }
+}
+
+/// Whether the most likely page type has at least `sure_at` probability.
+pub fn is_sure(probabilities: &[f32; PAGE_TYPE_COUNT], sure_at: f32) -> bool {
+    probabilities.iter().copied().fold(0.0f32, f32::max) >= sure_at
+}
+
+/// The thresholds tried: 0.50 to 1.00 in steps of 0.025 (at 1.00 the ResNet reads nearly every page).
+pub fn thresholds() -> Vec<f32> {
+    (20..=40).map(|i| i as f32 * 0.025).collect()
+}
+
+/// The cascade's predictions on a split at a threshold, from each page's linear and
+/// ResNet predictions; returns them and the share that reached the ResNet.
+pub fn combine_predictions(linear: &[Prediction], net: &[Prediction], sure_at: f32) -> (Vec<Prediction>, f64) {
+    let mut to_net = 0usize;
+    let out = linear
+        .iter()
+        .zip(net)
+        .map(|(l, n)| {
+            if is_sure(&l.probabilities, sure_at) {
+                l.clone()
+            } else {
+                to_net += 1;
+                n.clone()
+            }
+        })
+        .collect();
+    (out, to_net as f64 / linear.len().max(1) as f64)
+}
+
+/// The threshold to ship, from the validation domains' sweep: the most pages right (genre
+/// and type counted together), and of equals the one that sends the fewest pages to the
+/// ResNet (the lowest).
+pub fn choose_sure_at(validation: &[SweepPoint]) -> f32 {
+    let key = |p: &SweepPoint| p.genre_accuracy + p.type_accuracy;
+    validation
+        .iter()
+        .fold(None::<&SweepPoint>, |best, p| match best {
+            Some(b) if key(b) >= key(p) - 1e-12 => Some(b),
+            _ => Some(p),
+        })
+        .map_or(1.0, |p| p.sure_at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(sure_at: f32, genre: f64, page_type: f64) -> SweepPoint {
+        SweepPoint { split: "validation".into(), sure_at, to_network: 0.0, genre_accuracy: genre, type_accuracy: page_type }
+    }
+
+    #[test]
+    fn the_cheapest_of_the_best_thresholds_is_chosen() {
+        let sweep = [point(0.5, 0.90, 0.80), point(0.6, 0.93, 0.85), point(0.7, 0.93, 0.85), point(1.0, 0.92, 0.85)];
+        assert_eq!(choose_sure_at(&sweep), 0.6);
+        assert_eq!(choose_sure_at(&[]), 1.0);
+    }
+
+    #[test]
+    fn sure_pages_keep_the_linear_answer_and_the_rest_take_the_network() {
+        let sure = Prediction::from_probabilities([0.9, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        let unsure = Prediction::from_probabilities([0.4, 0.35, 0.25, 0.0, 0.0, 0.0, 0.0]);
+        let net = Prediction::from_probabilities([0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        let (out, share) = combine_predictions(&[sure.clone(), unsure], &[net.clone(), net.clone()], 0.8);
+        assert_eq!(out, vec![sure, net]);
+        assert!((share - 0.5).abs() < 1e-12);
+        assert!(thresholds().first() == Some(&0.5) && thresholds().last() == Some(&1.0));
+    }
+}
