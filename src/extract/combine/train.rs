@@ -431,7 +431,8 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         }
         log(&format!("fold {fold}: first trees trained on {} pages, scored {} ({:.0} s)", train.len(), test.len(), started.elapsed().as_secs_f64()));
     }
-    // The second stage, cross-validated on those with the same folds.
+    // The second stage, cross-validated on those with the same folds (without one, the
+    // first trees' probabilities are the last).
     let mut last = first.clone();
     if config.trees.context_trees > 0 {
         for fold in 0..folds {
@@ -468,7 +469,13 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         .map(|i| {
             let page = &prepared[i];
             let (content, text, word_f1, lcs_f1) = text_f1(page, &last[i]);
-            let (_, _, first_word, first_lcs) = text_f1(page, &first[i]);
+            // Without a second stage the first trees' text is the blocks' text: scored once.
+            let (first_word, first_lcs) = if config.trees.context_trees > 0 {
+                let (_, _, w, l) = text_f1(page, &first[i]);
+                (w, l)
+            } else {
+                (word_f1, lcs_f1)
+            };
             let article = page.baselines[ARTICLE_BASELINE];
             let list_view = page.baselines[LIST_VIEW_BASELINE];
             let row = SelectorRow {
