@@ -47,11 +47,11 @@ cv-samples: build
 
 TARGET ?= warc_reader
 SECONDS ?= 60
-fuzz:  ## Fuzz one target for SECONDS (TARGET=warc_reader|http_page|html_extract|render; cargo-fuzz on the stable compiler); findings in fuzz/artifacts/
+fuzz:  ## Fuzz one target for SECONDS (TARGET=warc_reader|http_page|html_extract|render|parquet_writer; cargo-fuzz on the stable compiler); findings in fuzz/artifacts/
 	scripts/fuzz.sh $(TARGET) $(SECONDS)
 
 fuzz-smoke:  ## Every fuzz target for 20 s (~7 min with the instrumented build); not in `make eval` yet
-	for t in warc_reader http_page html_extract render; do scripts/fuzz.sh $$t 20 || exit 1; done
+	for t in warc_reader http_page html_extract render parquet_writer; do scripts/fuzz.sh $$t 20 || exit 1; done
 
 model-extract: build  ## Retrain the combiner (the default extractor) on WCXB-dev, CleanEval and Scrapinghub after domain-grouped 5-fold CV (~10 min after the build); rewrites models/combiner.*
 	$(BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --out models --json target/eval/combiner-cv.json

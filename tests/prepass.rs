@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use proptest::prelude::*;
+
 use goce_warc::dom::{Dom, DomLimits, FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT, NodeData, NodeId, Prepass};
 
 const NO_LIMITS: DomLimits = DomLimits { max_elements: usize::MAX, deadline: None };
@@ -52,6 +54,23 @@ fn squeeze(text: &str) -> String {
     out
 }
 
+/// The two outlines when `prepass` changes the tree of `html`: after emptying scripts and
+/// styles alone, and after the whole pass.
+fn tree_change(html: &str, prepass: &Prepass) -> Option<(String, String)> {
+    let scripts_only = Prepass {
+        drop_attrs: &[],
+        drop_attr_prefixes: &[],
+        drop_unselected_prefixes: &[],
+        keep_only: &[],
+        empty_comments: false,
+        collapse_blank_runs: false,
+        ..*prepass
+    };
+    let expected = outline(&Dom::parse_with(html, NO_LIMITS, &scripts_only).expect("no limits"), prepass);
+    let got = outline(&Dom::parse_with(html, NO_LIMITS, prepass).expect("no limits"), prepass);
+    (got != expected).then_some((expected, got))
+}
+
 /// The pages of `dirs` whose tree differs with and without the attribute cuts, and how many were read.
 fn pages_whose_tree_changes(dirs: &[PathBuf]) -> (Vec<String>, usize) {
     let mut changed = Vec::new();
@@ -64,18 +83,7 @@ fn pages_whose_tree_changes(dirs: &[PathBuf]) -> (Vec<String>, usize) {
             let html = goce_warc::page::read_html_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             read += 1;
             for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
-                let scripts_only = Prepass {
-                    drop_attrs: &[],
-                    drop_attr_prefixes: &[],
-                    drop_unselected_prefixes: &[],
-                    keep_only: &[],
-                    empty_comments: false,
-                    collapse_blank_runs: false,
-                    ..prepass
-                };
-                let expected = outline(&Dom::parse_with(&html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
-                let got = outline(&Dom::parse_with(&html, NO_LIMITS, &prepass).expect("no limits"), &prepass);
-                if got != expected {
+                if tree_change(&html, &prepass).is_some() {
                     changed.push(path.display().to_string());
                 }
             }
@@ -98,20 +106,60 @@ fn the_prepass_keeps_a_misnested_tree() {
     let html = "<p><a href=x data-i=1>1<a href=x data-i=2>2<a href=x data-i=3>3<a href=x data-i=4>4<b data-b=1>5</p>\
                 <table data-t=1><tr><td>c<div data-d=1 srcset=s>d</table><img src=i srcset=\"a 1x\"width=1>";
     for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
-        let scripts_only = Prepass {
-            drop_attrs: &[],
-            drop_attr_prefixes: &[],
-            drop_unselected_prefixes: &[],
-            keep_only: &[],
-            empty_comments: false,
-            collapse_blank_runs: false,
-            ..prepass
-        };
-        let expected = outline(&Dom::parse_with(html, NO_LIMITS, &scripts_only).expect("no limits"), &prepass);
-        assert_eq!(outline(&Dom::parse_with(html, NO_LIMITS, &prepass).expect("no limits"), &prepass), expected);
+        assert_eq!(tree_change(html, &prepass), None);
     }
     let web2text = outline(&Dom::parse_with(html, NO_LIMITS, &FOR_WEB2TEXT).expect("no limits"), &FOR_WEB2TEXT);
     assert!(web2text.contains("<img width=\"1\">"), "{web2text}");
+}
+
+/// Pieces of markup that meet the pass's rules at their edges: raw-text and formatting
+/// elements, every attribute syntax (unquoted, quoted with `>` inside, valueless, duplicated,
+/// names the pass drops or keeps), comments and their odd endings, bogus comments, CDATA,
+/// doctypes, blank runs, and stray `<`, `>`, `/`, `=` and quotes.
+fn markup_piece() -> impl Strategy<Value = String> {
+    let names = prop::sample::select(vec![
+        "p", "div", "a", "b", "i", "span", "script", "style", "textarea", "title", "noscript", "iframe", "xmp", "noembed", "plaintext", "template", "svg",
+        "path", "math", "table", "tr", "td", "pre", "listing", "font", "input", "select", "option", "img", "br", "body", "head", "html", "frameset", "SCRIPT",
+        "Style",
+    ]);
+    let attr_names = prop::sample::select(vec![
+        "class", "id", "style", "href", "src", "srcset", "d", "data-x", "data-state", "type", "color", "lang", "hidden", "aria-hidden", "charset", "content",
+        "name", "on<x", "\"q\"", "a/b", "'s'", "=x", "CLASS", "Data-X",
+    ]);
+    let values = prop::sample::select(vec!["", "x", "a b", "x>y", "'", "\"", "hidden", "[data-state]", "  ", "/", "a=b"]);
+    let quote = prop::sample::select(vec!["", "\"", "'"]);
+    let attr = (attr_names, prop::bool::ANY, quote, values).prop_map(
+        |(name, has_value, quote, value)| {
+            if has_value { format!("{name}={quote}{value}{quote}") } else { name.to_string() }
+        },
+    );
+    let gaps = prop::sample::select(vec![" ", "", "\n", "\t ", "/", " / "]);
+    let start_tag =
+        (names.clone(), prop::collection::vec((gaps, attr), 0..4), prop::sample::select(vec![">", "/>", " >", ""])).prop_map(|(name, attrs, end)| {
+            let attrs: String = attrs.into_iter().map(|(gap, attr)| format!("{gap}{attr}")).collect();
+            format!("<{name} {attrs}{end}")
+        });
+    let end_tag = names.prop_map(|name| format!("</{name}>"));
+    let fixed = prop::sample::select(vec![
+        "<!-- c -->", "<!---->", "<!-->", "<!--->", "<!-- a --!>", "<!-- a -- b -->", "<!--", "-->", "<!x>", "<?php x ?>", "<![CDATA[ x ]]>",
+        "<!DOCTYPE html>", "<", ">", "</", "/>", "=", "\"", "'", "&amp;", "&", "\u{a0}", "<!--[if IE]>", "<![endif]-->", "<!--$-->", "<!--/$-->",
+    ]);
+    let text = "[ \n\ta-zé<>/=!-]{0,6}";
+    prop_oneof![3 => start_tag, 2 => end_tag, 2 => fixed.prop_map(str::to_string), 3 => text.prop_map(|t: String| t)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(5000))]
+    /// On any mix of those pieces, every pass builds the tree the parser builds without it.
+    #[test]
+    fn the_prepass_keeps_the_tree_of_any_markup(pieces in prop::collection::vec(markup_piece(), 0..40)) {
+        let html: String = pieces.concat();
+        for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
+            if let Some((expected, got)) = tree_change(&html, &prepass) {
+                prop_assert!(false, "{html:?}\nexpected {expected}\ngot      {got}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -93,6 +93,68 @@ const FORMATTING: &[&[u8]] = &[b"a", b"b", b"big", b"code", b"em", b"font", b"i"
 /// Elements whose content the tokenizer reads as text up to their end tag: a `<` inside
 /// them opens no tag.
 const RAW_TEXT: &[&[u8]] = &[b"script", b"style", b"textarea", b"title", b"xmp", b"iframe", b"noembed", b"noframes"];
+/// Where foreign content (SVG, MathML) starts: the raw-text names are no such thing there.
+const FOREIGN_ROOTS: &[&[u8]] = &[b"svg", b"math"];
+/// HTML start tags that end foreign content (the tree builder pops back to HTML).
+const BREAKS_OUT_OF_FOREIGN: &[&[u8]] = &[
+    b"b", b"big", b"blockquote", b"body", b"br", b"center", b"code", b"dd", b"div", b"dl", b"dt", b"em", b"embed", b"h1", b"h2", b"h3", b"h4", b"h5", b"h6",
+    b"head", b"hr", b"i", b"img", b"li", b"listing", b"menu", b"meta", b"nobr", b"ol", b"p", b"pre", b"ruby", b"s", b"small", b"span", b"strong", b"strike",
+    b"sub", b"sup", b"table", b"tt", b"u", b"ul", b"var",
+];
+/// Foreign elements whose content the tree builder reads as HTML.
+const INTEGRATION_POINTS: &[&[u8]] = &[b"foreignobject", b"desc", b"title", b"annotation-xml", b"mi", b"mo", b"mn", b"ms", b"mtext"];
+
+/// Where the scan is, as far as foreign content goes.
+#[derive(Default)]
+struct Foreign<'h> {
+    /// The elements open since an <svg> or <math> began it, that one first: inside them
+    /// the tokenizer reads `<style>` or `<title>` content as markup, not as raw text.
+    open: Vec<&'h [u8]>,
+    /// Where in `open` the HTML integration point the scan is inside is.
+    integration_at: Option<usize>,
+    /// Whether, since the foreign content began, an end tag came that may have closed it
+    /// (`</div>` closes an `<svg>` inside that div), or an HTML element opened inside an
+    /// integration point: then a raw-text element may be raw text again.
+    unsure: bool,
+}
+
+impl<'h> Foreign<'h> {
+    fn leave(&mut self) {
+        self.open.clear();
+        self.integration_at = None;
+        self.unsure = false;
+    }
+
+    /// After `</`: `name` is what follows.
+    fn end_tag(&mut self, name: &[u8]) {
+        if self.open.is_empty() {
+            return;
+        }
+        let is = |tag: &[u8]| starts_with_ignore_case(name, tag) && name.get(tag.len()).is_some_and(|&b| is_space(b) || b == b'>' || b == b'/');
+        if is(b"p") || is(b"br") {
+            // The tree builder pops back to HTML for these.
+            self.leave();
+            return;
+        }
+        // It closes the innermost open element of its name when only foreign ones lie
+        // above it; else the HTML rules take it, and it may close the foreign content
+        // (`<div><svg></div>`).
+        match self.open.iter().rposition(|open| is(open)) {
+            Some(at) => {
+                self.unsure |= at + 1 != self.open.len();
+                self.open.truncate(at);
+                if self.integration_at.is_some_and(|i| i >= at) {
+                    self.integration_at = None;
+                }
+            }
+            None => self.unsure = true,
+        }
+        if self.open.is_empty() {
+            self.leave();
+        }
+    }
+}
+
 /// The raw-text elements a self-closing slash does not close, as in browsers.
 const SCRIPTS_AND_STYLES: &[&[u8]] = &[b"script", b"style"];
 
@@ -142,12 +204,19 @@ impl Prepass {
         let selected = self.selected_names(bytes);
         let mut out = Cutter { html, out: None, copied: 0 };
         let mut pos = 0;
+        let mut foreign = Foreign::default();
         while let Some(i) = memchr(b'<', &bytes[pos..]) {
             let lt = pos + i;
             let next = match bytes.get(lt + 1) {
                 Some(b'!') if bytes[lt + 2..].starts_with(b"--") => self.comment(bytes, lt, &mut out),
-                Some(b'!' | b'?' | b'/') => memchr(b'>', &bytes[lt + 1..]).map(|j| lt + 1 + j + 1),
-                Some(c) if c.is_ascii_alphabetic() => self.start_tag(bytes, lt, &selected, &mut out),
+                Some(b'/') => {
+                    foreign.end_tag(&bytes[lt + 2..]);
+                    // An end tag may carry (ignored) attributes, and a quoted `>` does not end
+                    // it: such rare tags are left to the parser, with the rest of the page.
+                    memchr(b'>', &bytes[lt + 1..]).map(|j| lt + 1 + j + 1).filter(|&end| memchr::memchr2(b'"', b'\'', &bytes[lt..end]).is_none())
+                }
+                Some(b'!' | b'?') => memchr(b'>', &bytes[lt + 1..]).map(|j| lt + 1 + j + 1),
+                Some(c) if c.is_ascii_alphabetic() => self.start_tag(bytes, lt, &selected, &mut foreign, &mut out),
                 _ => Some(lt + 1),
             };
             match next {
@@ -198,9 +267,14 @@ impl Prepass {
 
     /// Rewrites the start tag at `lt` (and the content of a raw-text element); returns
     /// where scanning goes on, or `None` when the page ends first.
-    fn start_tag(&self, bytes: &[u8], lt: usize, selected: &[&[u8]], out: &mut Cutter) -> Option<usize> {
+    fn start_tag<'h>(&self, bytes: &'h [u8], lt: usize, selected: &[&[u8]], foreign: &mut Foreign<'h>, out: &mut Cutter) -> Option<usize> {
         let name_end = lt + 1 + bytes[lt + 1..].iter().position(|&b| is_space(b) || b == b'/' || b == b'>')?;
         let name = &bytes[lt + 1..name_end];
+        // In a frameset the tree builder ignores `<style>` and its kin, so the tokenizer
+        // reads their content as markup: the pass leaves such a page to the parser from here.
+        if name.eq_ignore_ascii_case(b"frameset") {
+            return None;
+        }
         let keeps_all = is_formatting(name);
         let mut p = name_end;
         let mut self_closing = false;
@@ -238,7 +312,11 @@ impl Prepass {
                     _ => q + bytes[q..].iter().position(|&b| is_space(b) || b == b'>')?,
                 };
             }
-            if !keeps_all && self.drops(attr_name) && !selected.iter().any(|s| attr_name.eq_ignore_ascii_case(s)) {
+            // An `=` after the value starts the next attribute's name (`href="q"=`,
+            // `type href=x =x`); after a cut it could read as the previous attribute's
+            // value: such an attribute stays.
+            let equals_follows = bytes[p..].iter().find(|&&b| !is_space(b)) == Some(&b'=');
+            if !keeps_all && !equals_follows && self.drops(attr_name) && !selected.iter().any(|s| attr_name.eq_ignore_ascii_case(s)) {
                 // The whitespace before goes too (the tokenizer walks it byte by byte), but
                 // one space stays where it is all that parts the neighbours: `<p data-a="1"class=x>`,
                 // or `<img src=a data-b/>`, where the slash would join the value `a`.
@@ -248,10 +326,49 @@ impl Prepass {
                     (false, _) if glued => gap_start + 1,
                     (false, _) => gap_start,
                 };
-                out.cut(from, p);
+                // Not when it would leave a slash before the `>`: `<svg /href>` is not
+                // self-closing, `<svg />` would be.
+                if !(bytes.get(p) == Some(&b'>') && out.last_kept_before(from) == Some(b'/')) {
+                    out.cut(from, p);
+                }
             }
         };
         let content = tag_end + 1;
+        if !foreign.open.is_empty() {
+            let raw_text = RAW_TEXT.iter().chain([&b"plaintext".as_slice(), &b"font".as_slice()]).any(|r| name.eq_ignore_ascii_case(r));
+            if foreign.integration_at.is_some() && !FOREIGN_ROOTS.iter().any(|r| name.eq_ignore_ascii_case(r)) {
+                // Inside an HTML integration point (`<foreignObject>`, `<desc>`, `<title>`,
+                // MathML's text elements) start tags are HTML's: raw-text elements are raw
+                // text again, and which end tag closes what would take the tree builder.
+                if raw_text {
+                    return None;
+                }
+                foreign.unsure = true;
+                return Some(content);
+            }
+            if BREAKS_OUT_OF_FOREIGN.iter().any(|r| name.eq_ignore_ascii_case(r)) {
+                foreign.leave();
+            } else if name.eq_ignore_ascii_case(b"font") || (foreign.unsure && raw_text) {
+                // A `<font>` with `color`, `face` or `size` breaks out, and after an end tag
+                // that may have closed the foreign content a raw-text element may be one:
+                // the parser decides from here.
+                return None;
+            } else {
+                if !self_closing {
+                    if INTEGRATION_POINTS.iter().any(|r| name.eq_ignore_ascii_case(r)) {
+                        foreign.integration_at = Some(foreign.open.len());
+                    }
+                    foreign.open.push(name);
+                }
+                return Some(content);
+            }
+        }
+        if FOREIGN_ROOTS.iter().any(|r| name.eq_ignore_ascii_case(r)) {
+            if !self_closing {
+                foreign.open.push(name);
+            }
+            return Some(content);
+        }
         let Some(raw) = RAW_TEXT.iter().find(|r| name.eq_ignore_ascii_case(r)) else {
             if name.eq_ignore_ascii_case(b"plaintext") {
                 return None;
@@ -290,6 +407,17 @@ impl<'h> Cutter<'h> {
         let out = self.out.get_or_insert_with(|| String::with_capacity(self.html.len()));
         out.push_str(&self.html[self.copied..from]);
         self.copied = to;
+    }
+
+    /// The last byte kept before `at`, the cuts so far counted.
+    fn last_kept_before(&self, at: usize) -> Option<u8> {
+        if at > self.copied {
+            return self.html.as_bytes().get(at - 1).copied();
+        }
+        match &self.out {
+            Some(out) => out.as_bytes().last().copied(),
+            None => at.checked_sub(1).and_then(|i| self.html.as_bytes().get(i).copied()),
+        }
     }
 
     /// Adds `</name>` at `at`, after the cuts before it.
@@ -451,6 +579,34 @@ mod tests {
             assert!(matches!(extraction(html), Cow::Borrowed(_)), "{html}");
         }
         assert_eq!(extraction("<p data-a=1>x<p data-b=\"2"), "<p>x<p data-b=\"2");
+    }
+
+    /// Found by `tests/prepass.rs`'s property test: cuts that would have changed the tree.
+    #[test]
+    fn cuts_that_would_change_the_tree_are_not_made() {
+        // A slash left before the `>` would make the tag self-closing.
+        assert_eq!(extraction("<svg /href><!-- c -->"), "<svg /href><!---->");
+        // An `=` after the cut attribute would become the previous one's value.
+        assert_eq!(extraction("<span type href=x =x>"), "<span type href=x>");
+        assert_eq!(extraction("<p href=\"q\"=>"), "<p href=\"q\">");
+    }
+
+    #[test]
+    fn what_the_tree_builder_decides_is_left_to_the_parser() {
+        // A quoted `>` inside an end tag's (ignored) attributes does not end it.
+        assert!(matches!(extraction("</a class='>'><p data-a=1>"), Cow::Borrowed(_)));
+        // In a frameset `<style>` is ignored and its content read as markup.
+        assert!(matches!(extraction("<frameset><style><p class='></style><p data-x=''><!-- c -->"), Cow::Borrowed(_)));
+        // Inside SVG, <style> and <title> hold markup, not raw text.
+        assert_eq!(extraction("<svg><style><p data-x=1></style></svg><p data-y=2>"), "<svg><style><p></style></svg><p>");
+        // Once an end tag may have closed the SVG, a <script> may be raw text again.
+        let unsure = "<div><svg></div><script><p data-x=1></script>";
+        assert!(matches!(extraction(unsure), Cow::Borrowed(_)), "{}", extraction(unsure));
+        // A sprite's icons, each with a <title>, keep the pass going.
+        assert_eq!(
+            extraction("<svg><symbol><title>a</title><path d=x></path></symbol><symbol><title>b</title></symbol></svg><p data-y=2>"),
+            "<svg><symbol><title>a</title><path></path></symbol><symbol><title>b</title></symbol></svg><p>"
+        );
     }
 
     #[test]

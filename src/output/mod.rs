@@ -15,7 +15,7 @@ pub use manifest::{
     upgrade_legacy_manifests, write_manifest,
 };
 pub use schema::{Row, parse_warc_date, schema};
-pub use shards::{ShardInfo, ShardWriter};
+pub use shards::{ShardInfo, ShardWriter, read_shard};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {

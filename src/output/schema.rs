@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{Float32Builder, Int32Builder, Int64Builder, StringBuilder, TimestampMillisecondBuilder};
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, Int32Type, Int64Type, TimestampMillisecondType};
+use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 /// One output row. Field order and names are the Parquet columns' (see the README).
@@ -114,6 +116,51 @@ pub fn to_batch(rows: &[Row], schema: &SchemaRef) -> Result<RecordBatch, ArrowEr
     RecordBatch::try_new(schema.clone(), columns)
 }
 
+/// The rows of one batch with the schema: the inverse of [`to_batch`].
+pub fn from_batch(batch: &RecordBatch) -> Result<Vec<Row>, ArrowError> {
+    let column = |name: &str| batch.column_by_name(name).ok_or_else(|| ArrowError::SchemaError(format!("no column {name}")));
+    let wrong = |name: &str| ArrowError::SchemaError(format!("column {name} has type {:?}", batch.column_by_name(name).map(|c| c.data_type())));
+    let strings = |name: &str| column(name)?.as_string_opt::<i32>().ok_or_else(|| wrong(name));
+    let ints = |name: &str| column(name)?.as_primitive_opt::<Int32Type>().ok_or_else(|| wrong(name));
+    let longs = |name: &str| column(name)?.as_primitive_opt::<Int64Type>().ok_or_else(|| wrong(name));
+    let floats = |name: &str| column(name)?.as_primitive_opt::<Float32Type>().ok_or_else(|| wrong(name));
+    let (url, record_id, warc_file, content_type, charset) =
+        (strings("url")?, strings("warc_record_id")?, strings("warc_file")?, strings("content_type")?, strings("charset")?);
+    let (title, page_type, genre, extractor) = (strings("title")?, strings("page_type")?, strings("genre")?, strings("extractor")?);
+    let (language, declared_language, sha, text) = (strings("language")?, strings("declared_language")?, strings("text_sha256")?, strings("text")?);
+    let date = column("warc_date")?.as_primitive_opt::<TimestampMillisecondType>().ok_or_else(|| wrong("warc_date"))?;
+    let (offset, status, html_bytes, words) = (longs("warc_offset")?, ints("http_status")?, longs("html_bytes")?, ints("text_words")?);
+    let (confidence, language_confidence) = (floats("genre_confidence")?, floats("language_confidence")?);
+    Ok((0..batch.num_rows())
+        .map(|i| Row {
+            url: url.value(i).to_string(),
+            warc_record_id: optional_string(record_id, i),
+            warc_date: date.is_valid(i).then(|| date.value(i)),
+            warc_file: warc_file.value(i).to_string(),
+            warc_offset: offset.is_valid(i).then(|| offset.value(i)),
+            http_status: status.value(i),
+            content_type: content_type.value(i).to_string(),
+            charset: charset.value(i).to_string(),
+            html_bytes: html_bytes.value(i),
+            title: optional_string(title, i),
+            page_type: optional_string(page_type, i),
+            genre: optional_string(genre, i),
+            genre_confidence: confidence.is_valid(i).then(|| confidence.value(i)),
+            extractor: extractor.value(i).to_string(),
+            language: optional_string(language, i),
+            language_confidence: language_confidence.is_valid(i).then(|| language_confidence.value(i)),
+            declared_language: optional_string(declared_language, i),
+            text_words: words.value(i),
+            text_sha256: sha.value(i).to_string(),
+            text: text.value(i).to_string(),
+        })
+        .collect())
+}
+
+fn optional_string(array: &arrow_array::StringArray, i: usize) -> Option<String> {
+    array.is_valid(i).then(|| array.value(i).to_string())
+}
+
 /// WARC-Date (ISO 8601, as WARC 1.0/1.1 write it) → milliseconds since the epoch.
 pub fn parse_warc_date(date: &str) -> Option<i64> {
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(date) {
@@ -146,5 +193,6 @@ mod tests {
         let rows = vec![Row { url: "u".into(), text: "t".into(), ..Row::default() }; 3];
         let batch = to_batch(&rows, &schema).unwrap();
         assert_eq!((batch.num_rows(), batch.num_columns()), (3, schema.fields().len()));
+        assert_eq!(from_batch(&batch).unwrap(), rows);
     }
 }

@@ -147,6 +147,17 @@ impl ShardWriter {
     }
 }
 
+/// Every row of a shard, in order.
+pub fn read_shard(path: &Path) -> Result<Vec<Row>, OutputError> {
+    let file = File::open(path).map_err(|e| OutputError::io(path, e))?;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)?.build()?;
+    let mut rows = Vec::new();
+    for batch in reader {
+        rows.extend(super::schema::from_batch(&batch?)?);
+    }
+    Ok(rows)
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -167,5 +178,75 @@ impl Write for HashingWriter {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn optional<T: std::fmt::Debug + Clone>(value: impl Strategy<Value = T>) -> impl Strategy<Value = Option<T>> {
+        proptest::option::of(value)
+    }
+
+    /// Any row: any text (control characters, astral planes, empty), nulls anywhere they
+    /// are allowed, the full range of the integer columns. Confidences stay finite, as the
+    /// classifier writes them (NaN is not equal to itself).
+    fn any_row() -> impl Strategy<Value = Row> {
+        let text = "(?s).*"; // any characters, newlines and controls included
+        (
+            (text, optional(text), optional(any::<i64>()), text, optional(any::<i64>()), any::<i32>(), text),
+            (text, any::<i64>(), optional(text), optional(text), optional(text), optional(-1e9f32..1e9)),
+            (text, optional(text), optional(0f32..1.0), optional(text), any::<i32>(), text, text),
+        )
+            .prop_map(|(a, b, c)| Row {
+                url: a.0,
+                warc_record_id: a.1,
+                warc_date: a.2,
+                warc_file: a.3,
+                warc_offset: a.4,
+                http_status: a.5,
+                content_type: a.6,
+                charset: b.0,
+                html_bytes: b.1,
+                title: b.2,
+                page_type: b.3,
+                genre: b.4,
+                genre_confidence: b.5,
+                extractor: c.0,
+                language: c.1,
+                language_confidence: c.2,
+                declared_language: c.3,
+                text_words: c.4,
+                text_sha256: c.5,
+                text: c.6,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// What the writer is given reads back equal, in order, across however many shards
+        /// and batches it took, and each shard holds the rows the manifest says.
+        #[test]
+        fn rows_read_back_equal(rows in proptest::collection::vec(any_row(), 0..700), per_shard in 1usize..600) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut writer = ShardWriter::new(dir.path(), "input", per_shard);
+            for row in &rows {
+                writer.push(row.clone()).unwrap();
+            }
+            let shards = writer.finish().unwrap();
+            let mut back = Vec::new();
+            for shard in &shards {
+                let shard_rows = read_shard(&dir.path().join(&shard.file)).unwrap();
+                prop_assert_eq!(shard_rows.len() as u64, shard.rows);
+                prop_assert!(shard_rows.len() <= per_shard);
+                back.extend(shard_rows);
+            }
+            prop_assert_eq!(shards.len(), rows.len().div_ceil(per_shard));
+            prop_assert_eq!(back, rows);
+        }
     }
 }
