@@ -57,15 +57,7 @@ fn squeeze(text: &str) -> String {
 /// The two outlines when `prepass` changes the tree of `html`: after emptying scripts and
 /// styles alone, and after the whole pass.
 fn tree_change(html: &str, prepass: &Prepass) -> Option<(String, String)> {
-    let scripts_only = Prepass {
-        drop_attrs: &[],
-        drop_attr_prefixes: &[],
-        drop_unselected_prefixes: &[],
-        keep_only: &[],
-        empty_comments: false,
-        collapse_blank_runs: false,
-        ..*prepass
-    };
+    let scripts_only = prepass.emptying_only();
     let expected = outline(&Dom::parse_with(html, NO_LIMITS, &scripts_only).expect("no limits"), prepass);
     let got = outline(&Dom::parse_with(html, NO_LIMITS, prepass).expect("no limits"), prepass);
     (got != expected).then_some((expected, got))

@@ -169,6 +169,20 @@ impl Prepass {
             || self.drop_attr_prefixes.iter().chain(self.drop_unselected_prefixes).any(|p| starts_with_ignore_case(name, p))
     }
 
+    /// The same pass emptying only its raw-text elements: every attribute, comment and
+    /// blank kept (the baseline the other cuts are checked and timed against).
+    pub const fn emptying_only(self) -> Prepass {
+        Prepass {
+            drop_attrs: &[],
+            drop_attr_prefixes: &[],
+            drop_unselected_prefixes: &[],
+            keep_only: &[],
+            empty_comments: false,
+            collapse_blank_runs: false,
+            ..self
+        }
+    }
+
     /// Whether attribute `name` of a `tag` element is there after the pass on every page.
     pub fn keeps(&self, tag: &[u8], name: &[u8]) -> bool {
         is_formatting(tag) || !self.drops(name)
