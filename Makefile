@@ -23,9 +23,10 @@ build:  ## Release build of the binary
 test:  ## All unit and integration tests (over the project's own fixtures)
 	$(CARGO) test --release --locked
 
-lint:  ## rustfmt check and clippy over every target with warnings as errors (unwrap denied in the library, allowed in tests)
+lint:  ## rustfmt check, clippy over every target with warnings as errors (unwrap denied in the library, allowed in tests), the library built without the command line's crates
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --locked --all-targets -- -D warnings
+	$(CARGO) check --release --locked --lib --no-default-features
 
 # The pages whose pictures and model outputs are recorded in models/check for the regression test.
 CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))

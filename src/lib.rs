@@ -4,7 +4,8 @@
 //! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`analyse`] (views and Algorithm 2, shared) → [`render`] (pictures) →
 //! [`classify`] (genre) → [`extract`] (text) → [`annotate`] (language, digest, words) → [`output`] (Parquet shards and manifests),
 //! driven by [`pipeline`]. A module imports only those before it; [`models`] (where the trained models are) and [`gold`]
-//! (gold pages and their scores) sit below the stages that load or learn, [`eval`] above them all.
+//! (gold pages and their scores) sit below the stages that load or learn; [`train`] (learning each stage's model)
+//! and [`eval`] sit above them all.
 
 pub mod analyse;
 pub mod annotate;
@@ -19,4 +20,5 @@ pub mod output;
 pub mod page;
 pub mod pipeline;
 pub mod render;
+pub mod train;
 pub mod warc;

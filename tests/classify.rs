@@ -8,9 +8,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{bin, project_file, stderr};
-use goce_warc::classify::train::CheckRecord;
 use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice, FEATURE_COUNT, Features, NetInput};
 use goce_warc::render::Picture;
+use goce_warc::train::classify::CheckRecord;
 
 fn models() -> PathBuf {
     project_file("models")

@@ -8,7 +8,7 @@ use std::path::Path;
 /// Earliest first. `models` (where the model files are) and `gold` (gold pages and
 /// scores) sit below the stages that load or learn from them; `pipeline` drives the stages; `eval` measures them all.
 const ORDER: &[&str] =
-    &["choice", "models", "warc", "page", "dom", "analyse", "gold", "render", "classify", "extract", "annotate", "output", "pipeline", "eval"];
+    &["choice", "models", "warc", "page", "dom", "analyse", "gold", "render", "classify", "extract", "annotate", "output", "pipeline", "train", "eval"];
 
 /// Every `crate::MODULE` a file's code (not its comments) names.
 fn named_modules(source: &str) -> Vec<String> {

@@ -11,7 +11,6 @@ pub mod device;
 pub mod features;
 pub mod linear;
 pub mod resnet;
-pub mod train;
 pub mod words;
 
 use std::path::{Path, PathBuf};

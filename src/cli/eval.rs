@@ -45,7 +45,7 @@ pub(super) fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let mut pages = eval::load(&args.dataset)?;
     if args.test_domains {
         let models = goce_warc::classify::find_models_dir(args.classifier.models.as_deref())?;
-        let split = goce_warc::classify::train::recorded_split(&models)?;
+        let split = goce_warc::train::classify::recorded_split(&models)?;
         pages.retain(|p| split.is_test(p));
         eprintln!("eval: {} pages from the classifier's held-out test domains", pages.len());
     }

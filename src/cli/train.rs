@@ -13,11 +13,11 @@ pub struct TrainArgs {
     pub out: PathBuf,
 
     /// Seed of the domain split, the weight initialisation and the batch order.
-    #[arg(long, default_value_t = goce_warc::classify::train::TrainConfig::default().seed)]
+    #[arg(long, default_value_t = goce_warc::train::classify::TrainConfig::default().seed)]
     pub seed: u64,
 
     /// Most training epochs (training stops earlier when validation loss stalls).
-    #[arg(long, default_value_t = goce_warc::classify::train::TrainConfig::default().epochs)]
+    #[arg(long, default_value_t = goce_warc::train::classify::TrainConfig::default().epochs)]
     pub epochs: usize,
 
     /// Channels per ResNet stage, comma-separated.
@@ -147,7 +147,7 @@ pub struct TrainExtractArgs {
 }
 
 pub(super) fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
-    use goce_warc::classify::train::{self, TrainConfig};
+    use goce_warc::train::classify::{self as train, TrainConfig};
     let config = TrainConfig {
         dataset: args.dataset,
         out: args.out,
@@ -180,7 +180,7 @@ pub(super) fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub(super) fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode> {
-    use goce_warc::extract::web2text::train::{self, TrainConfig};
+    use goce_warc::train::web2text::{self as train, TrainConfig};
     let mut config = TrainConfig::new(args.cleaneval, args.out);
     config.wcxb = args.wcxb;
     config.add_wcxb = args.add_wcxb;
@@ -195,7 +195,7 @@ pub(super) fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode
 }
 
 pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> {
-    use goce_warc::extract::combine::train::{self, TrainConfig, TreeSettings};
+    use goce_warc::train::combine::{self as train, TrainConfig, TreeSettings};
     let started = std::time::Instant::now();
     let given = |p: PathBuf| (p.as_os_str() != "none").then_some(p);
     let config = TrainConfig {
@@ -222,7 +222,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
         pages.iter().map(|(dataset, p)| goce_warc::eval::GoldPage { id: format!("{dataset}/{}", p.id), ..p.clone() }).collect();
     let predictions = goce_warc::eval::predict_pages(&keyed, &classifier, &ExtractLimits::default())?;
     drop(keyed);
-    let split = goce_warc::classify::train::recorded_split(&args.models).ok();
+    let split = goce_warc::train::classify::recorded_split(&args.models).ok();
     let prepared = train::prepare(pages, &predictions, split.as_ref());
     let blocks: usize = prepared.iter().map(|p| p.table.len()).sum();
     eprintln!("train-extract: {} pages prepared, {blocks} blocks ({:.0} s)", prepared.len(), started.elapsed().as_secs_f64());

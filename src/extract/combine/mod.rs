@@ -5,12 +5,11 @@
 //! class/id words and tags above each block, and how the candidates relate on the page.
 //! Trained on every page with gold text in WCXB-dev, CleanEval and Scrapinghub, labels
 //! from the alignment Web2Text's trainer uses, and evaluated by domain-grouped
-//! cross-validation ([`train`]; `make model-extract`).
+//! cross-validation ([`crate::train::combine`]; `make model-extract`).
 
 pub mod blocks;
 pub mod context;
-pub mod train;
-mod trees;
+pub mod trees;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -279,7 +278,7 @@ fn containment(a: &foldhash::HashMap<String, u32>, b: &foldhash::HashMap<String,
     common as f32 / total as f32
 }
 
-fn sigmoid(x: f64) -> f64 {
+pub fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 

@@ -9,7 +9,6 @@ pub mod align;
 pub mod cdom;
 pub mod features;
 pub mod net;
-pub mod train;
 pub mod viterbi;
 
 use std::path::{Path, PathBuf};

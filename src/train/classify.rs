@@ -11,15 +11,15 @@ use rayon::prelude::*;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
-use super::features::{FEATURE_COUNT, FEATURES, Features, PAPER_FEATURE_COUNT};
-use super::linear::{LINEAR_TRAINING, LinearModel, standardisation};
-use super::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
-use super::words::{WordBag, WordModel, WordTraining, word_counts};
-use super::{
+use crate::analyse::{ExtractLimits, Genre, PageAnalysis, parse_page};
+use crate::classify::features::{FEATURE_COUNT, FEATURES, Features, PAPER_FEATURE_COUNT};
+use crate::classify::linear::{LINEAR_TRAINING, LinearModel, standardisation};
+use crate::classify::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
+use crate::classify::words::{WordBag, WordModel, WordTraining, word_counts};
+use crate::classify::{
     CASCADE_MODEL, ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC, RESNET_WEIGHTS,
     WORD_MODEL, cascade, select_device,
 };
-use crate::analyse::{ExtractLimits, Genre, PageAnalysis, parse_page};
 use crate::dom::FOR_RENDERING;
 use crate::gold::dataset;
 use crate::render::{Picture, RenderOptions, render_lite};
@@ -383,7 +383,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     let train_docs: Vec<&[(usize, String, u32)]> = train_set.iter().map(|s| s.words.as_slice()).collect();
     let word_model = WordModel::train(&train_docs, &labels, &weights, &config.words)?;
     let folds = config.word_folds.max(2);
-    let fold_of = |s: &Sample| splitmix(super::words::word_hash(0, &s.domain)) % folds;
+    let fold_of = |s: &Sample| splitmix(crate::classify::words::word_hash(0, &s.domain)) % folds;
     let mut train_word_scores = vec![[0.0f32; PAGE_TYPE_COUNT]; train_set.len()];
     for fold in 0..folds {
         let (inside, outside): (Vec<usize>, Vec<usize>) = (0..train_set.len()).partition(|&i| fold_of(train_set[i]) == fold);
@@ -522,8 +522,10 @@ fn write_cascade(
     let mut sweep = Vec::new();
     for (name, set) in [("validation", validation), ("test", test)] {
         let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
-        let linear: Vec<Prediction> =
-            set.iter().map(|s| Prediction::from_probabilities(fused.probabilities(&super::resnet::fused_row(&s.features, net.words.as_ref())))).collect();
+        let linear: Vec<Prediction> = set
+            .iter()
+            .map(|s| Prediction::from_probabilities(fused.probabilities(&crate::classify::resnet::fused_row(&s.features, net.words.as_ref()))))
+            .collect();
         let from_net = predict_samples(net, set)?;
         for sure_at in cascade::thresholds() {
             let (predicted, to_network) = cascade::combine_predictions(&linear, &from_net, sure_at);
@@ -553,7 +555,8 @@ fn choose_threshold(set: &[&Sample], probabilities: &[[f32; PAGE_TYPE_COUNT]]) -
     let mut best = (0usize, 0.5f32);
     for step in 4..=16 {
         let t = step as f32 * 0.05;
-        let right = set.iter().zip(probabilities).filter(|(s, p)| (super::list_view_probability(p) > t) == (s.label.genre() == Genre::ListView)).count();
+        let right =
+            set.iter().zip(probabilities).filter(|(s, p)| (crate::classify::list_view_probability(p) > t) == (s.label.genre() == Genre::ListView)).count();
         if right > best.0 || (right == best.0 && (t - 0.5).abs() < (best.1 - 0.5).abs()) {
             best = (right, t);
         }

@@ -17,24 +17,34 @@ use forust_ml::objective::ObjectiveType;
 use forust_ml::{GradientBooster, Matrix};
 use rayon::prelude::*;
 
-use super::blocks::{BlockTable, feature_count};
-use super::trees::FlatTrees;
-use super::{
+use crate::classify::Prediction;
+use crate::dom::{DomLimits, FOR_WEB2TEXT};
+use crate::extract::combine::blocks::{BlockTable, feature_count};
+use crate::extract::combine::trees::FlatTrees;
+use crate::extract::combine::{
     CANDIDATE_COUNT, CANDIDATES, CombineError, CombinerModel, column_major, second_stage_feature_count, second_stage_rows, selector_features, sigmoid,
 };
-use crate::classify::Prediction;
-use crate::classify::train::RecordedSplit;
-use crate::dom::{DomLimits, FOR_WEB2TEXT};
 use crate::extract::web2text::align;
 use crate::extract::{Extractor, Genre, PageAnalysis};
 use crate::gold::GoldPage;
 use crate::gold::metrics::{lcs_prf, word_prf, words};
+use crate::train::classify::RecordedSplit;
+
+/// Not an extractor: the blocks the labels call content, scored against the gold text.
+/// What any block decision could reach on a page (its gold text may not be in the HTML at all).
+pub const ALIGNED_BLOCKS: &str = "bound: aligned blocks";
+
+/// Word and LCS F1 of the text of the blocks labelled content.
+fn aligned_f1(page: &Prepared) -> (f64, f64) {
+    let predicted = words(&page.table.text_of(&page.labels));
+    (word_prf(&predicted, &page.gold_words).f1, lcs_prf(&predicted, &page.gold_words).f1)
+}
 
 /// The extractors scored beside the combiner on every fold.
 pub const BASELINES: [Extractor; 5] = [Extractor::Goce, Extractor::Oracle, Extractor::Article, Extractor::ListView, Extractor::Web2text];
 const ARTICLE_BASELINE: usize = 2;
 const LIST_VIEW_BASELINE: usize = 3;
-/// A page under this word F1 has the wrong text (the count).
+/// A page with gold text under this word F1 has the wrong text (the count).
 pub const BAD_PAGE_F1: f64 = 0.3;
 
 /// The trees' settings: common defaults for boosted trees, not tuned on the scored pages.
@@ -94,6 +104,9 @@ pub struct Scored {
     pub genre: Genre,
     pub fold: usize,
     pub classifier_test: bool,
+    /// Whether the page has gold text (WCXB marks some pages as having none: an empty
+    /// text is right there, and any other scores 0).
+    pub gold_text: bool,
     /// The candidate the selector chose for this page.
     pub chosen: &'static str,
     pub extractor: &'static str,
@@ -107,7 +120,11 @@ pub struct Summary {
     pub pages: usize,
     pub word_f1: f64,
     pub lcs_f1: f64,
+    /// Pages with gold text scoring under [`BAD_PAGE_F1`].
     pub under_0_3: usize,
+    /// Pages without gold text, and on how many of them the text was empty (right).
+    pub without_gold: usize,
+    pub without_gold_empty: usize,
 }
 
 #[derive(Debug, serde::Serialize)]
@@ -184,7 +201,7 @@ fn load_cleaneval(dir: &Path) -> Result<Vec<GoldPage>, CombineError> {
 /// A URL's registrable domain, roughly: the host without `www.`, cut to its last two
 /// labels (three under a two-letter country code with a short second level, `co.uk`).
 pub fn domain_of(url: &str) -> String {
-    let host = crate::classify::train::domain_of(url).to_ascii_lowercase();
+    let host = crate::train::classify::domain_of(url).to_ascii_lowercase();
     let labels: Vec<&str> = host.split('.').filter(|l| !l.is_empty()).collect();
     let keep = match labels.as_slice() {
         [.., second, tld] if tld.len() == 2 && second.len() <= 3 && labels.len() >= 3 => 3,
@@ -520,6 +537,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
             genre: page.page.genre,
             fold: fold_of_page[r.page],
             classifier_test: page.classifier_test,
+            gold_text: !page.gold_words.is_empty(),
             chosen: CANDIDATES[choice],
             extractor,
             word_f1,
@@ -528,6 +546,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         scores.push(scored("combined", (r.word_f1[choice], r.lcs_f1[choice])));
         scores.push(scored("blocks", (r.word_f1[0], r.lcs_f1[0])));
         scores.push(scored("first trees", first_f1[r.page]));
+        scores.push(scored(ALIGNED_BLOCKS, aligned_f1(page)));
         for (e, &b) in BASELINES.iter().zip(&page.baselines) {
             scores.push(scored(e.name(), b));
         }
@@ -582,7 +601,9 @@ fn summarise(scores: &[Scored]) -> BTreeMap<String, BTreeMap<String, BTreeMap<St
                                 pages: v.len(),
                                 word_f1: v.iter().map(|s| s.word_f1).sum::<f64>() / n,
                                 lcs_f1: v.iter().map(|s| s.lcs_f1).sum::<f64>() / n,
-                                under_0_3: v.iter().filter(|s| s.word_f1 < BAD_PAGE_F1).count(),
+                                under_0_3: v.iter().filter(|s| s.gold_text && s.word_f1 < BAD_PAGE_F1).count(),
+                                without_gold: v.iter().filter(|s| !s.gold_text).count(),
+                                without_gold_empty: v.iter().filter(|s| !s.gold_text && s.word_f1 >= 1.0).count(),
                             };
                             (name, summary)
                         })
@@ -598,10 +619,10 @@ fn summarise(scores: &[Scored]) -> BTreeMap<String, BTreeMap<String, BTreeMap<St
 /// The cross-validation tables in Markdown: per dataset, word F1 / LCS F1 / pages under
 /// 0.3 for each subset and extractor.
 pub fn render_report(report: &CvReport) -> String {
-    let names: Vec<&str> = ["combined", "blocks", "first trees"].into_iter().chain(BASELINES.iter().map(|e| e.name())).collect();
+    let names: Vec<&str> = ["combined", "blocks", "first trees"].into_iter().chain(BASELINES.iter().map(|e| e.name())).chain([ALIGNED_BLOCKS]).collect();
     let mut out = String::new();
     for (dataset, subsets) in &report.means {
-        out += &format!("\n**{dataset}** (word F1 / LCS F1 / pages under {BAD_PAGE_F1})\n\n| subset | pages |");
+        out += &format!("\n**{dataset}** (word F1 / LCS F1 / pages with gold text under {BAD_PAGE_F1})\n\n| subset | pages |");
         for name in &names {
             out += &format!(" {name} |");
         }
@@ -628,6 +649,16 @@ pub fn render_report(report: &CvReport) -> String {
                 }
             }
             out.push('\n');
+        }
+        // WCXB marks some pages as having no main content: counted apart, with how often
+        // each extractor gave the empty text that is right there.
+        if let Some(all) = subsets.get("all").filter(|by| by.values().any(|m| m.without_gold > 0)) {
+            let pages = all.values().next().map_or(0, |m| m.without_gold);
+            let right: Vec<String> = names.iter().filter_map(|n| all.get(*n).map(|m| format!("{n} {}", m.without_gold_empty))).collect();
+            out += &format!(
+                "\n{pages} of these pages have no gold text (included in the means; an empty text scores 1, any other 0); empty text on them: {}.\n",
+                right.join(", ")
+            );
         }
     }
     out

@@ -12,13 +12,13 @@ use rayon::prelude::*;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Tensor};
 
-use super::features::{BLOCK_FEATURES, EDGE_FEATURES};
-use super::net::{ModelSpec, SequenceCnn, Web2TextModel, sequence_tensor, standardise};
-use super::viterbi::Label;
-use super::{Inference, MODEL_SPEC, MODEL_WEIGHTS, PageBlocks, Web2TextError, align};
-use crate::classify::train::splitmix;
 use crate::extract::ExtractLimits;
+use crate::extract::web2text::features::{BLOCK_FEATURES, EDGE_FEATURES};
+use crate::extract::web2text::net::{ModelSpec, SequenceCnn, Web2TextModel, sequence_tensor, standardise};
+use crate::extract::web2text::viterbi::Label;
+use crate::extract::web2text::{Inference, MODEL_SPEC, MODEL_WEIGHTS, PageBlocks, Web2TextError, align};
 use crate::gold::metrics::{word_prf, words};
+use crate::train::classify::splitmix;
 
 /// The paper's split sizes.
 pub const TEST_PAGES: usize = 148;
@@ -269,8 +269,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
         |_| {
             Ok(score(&validation, |p| {
                 let xs = sequence_tensor(&p.page.blocks, &spec.block_mean, &spec.block_std);
-                let probs = super::net::probabilities::<2>(&tch::no_grad(|| unary.forward_t(&xs, false)))?;
-                Ok(super::viterbi::unary_only(&probs))
+                let probs = crate::extract::web2text::net::probabilities::<2>(&tch::no_grad(|| unary.forward_t(&xs, false)))?;
+                Ok(crate::extract::web2text::viterbi::unary_only(&probs))
             })?
             .f1)
         },
@@ -290,7 +290,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
                     continue;
                 }
                 let es = sequence_tensor(&p.page.edges, &spec.edge_mean, &spec.edge_std);
-                let probs = super::net::probabilities::<4>(&tch::no_grad(|| pairwise.forward_t(&es, false)))?;
+                let probs = crate::extract::web2text::net::probabilities::<4>(&tch::no_grad(|| pairwise.forward_t(&es, false)))?;
                 for (i, pr) in probs.iter().enumerate() {
                     let want = usize::from(p.labels[i]) * 2 + usize::from(p.labels[i + 1]);
                     let got = (0..4).max_by(|&a, &b| pr[a].total_cmp(&pr[b])).unwrap_or(0);
