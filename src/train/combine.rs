@@ -34,10 +34,10 @@ use crate::train::classify::RecordedSplit;
 /// What any block decision could reach on a page (its gold text may not be in the HTML at all).
 pub const ALIGNED_BLOCKS: &str = "bound: aligned blocks";
 
-/// Word and LCS F1 of the text of the blocks labelled content.
-fn aligned_f1(page: &Prepared) -> (f64, f64) {
-    let predicted = words(&page.table.text_of(&page.labels));
-    (word_prf(&predicted, &page.gold_words).f1, lcs_prf(&predicted, &page.gold_words).f1)
+/// Word and LCS F1 of a text against a page's gold words.
+fn text_scores(text: &str, gold_words: &[String]) -> (f64, f64) {
+    let predicted = words(text);
+    (word_prf(&predicted, gold_words).f1, lcs_prf(&predicted, gold_words).f1)
 }
 
 /// The extractors scored beside the combiner on every fold.
@@ -248,8 +248,7 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
                         _ => None,
                     };
                     let text = e.extract_page(&analysis, genre).map(|x| x.text).unwrap_or_default();
-                    let predicted = words(&text);
-                    (word_prf(&predicted, &gold_words).f1, lcs_prf(&predicted, &gold_words).f1)
+                    text_scores(&text, &gold_words)
                 })
                 .collect();
             let classifier_test = dataset == "wcxb" && classifier_split.is_some_and(|s| s.is_test(&page));
@@ -478,8 +477,8 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
     let text_f1 = |page: &Prepared, probabilities: &[f64]| {
         let content: Vec<bool> = probabilities.iter().map(|&p| p >= threshold).collect();
         let text = page.table.text_of(&content);
-        let predicted = words(&text);
-        (content, text, word_prf(&predicted, &page.gold_words).f1, lcs_prf(&predicted, &page.gold_words).f1)
+        let (word_f1, lcs_f1) = text_scores(&text, &page.gold_words);
+        (content, text, word_f1, lcs_f1)
     };
     let (mut rows, first_f1): (Vec<SelectorRow>, Vec<(f64, f64)>) = (0..prepared.len())
         .into_par_iter()
@@ -546,7 +545,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         scores.push(scored("combined", (r.word_f1[choice], r.lcs_f1[choice])));
         scores.push(scored("blocks", (r.word_f1[0], r.lcs_f1[0])));
         scores.push(scored("first trees", first_f1[r.page]));
-        scores.push(scored(ALIGNED_BLOCKS, aligned_f1(page)));
+        scores.push(scored(ALIGNED_BLOCKS, text_scores(&page.table.text_of(&page.labels), &page.gold_words)));
         for (e, &b) in BASELINES.iter().zip(&page.baselines) {
             scores.push(scored(e.name(), b));
         }
