@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use goce_warc::dom::{Dom, DomLimits, FOR_WEB2TEXT};
 use goce_warc::extract::PageAnalysis;
-use goce_warc::extract::combine::{BlockTable, CombinerModel, selector_features};
+use goce_warc::extract::combine::{BlockTable, CombinerModel};
 
 fn main() -> anyhow::Result<()> {
     let dir = std::path::PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "../shared/data/wcxb-dev".into()));
@@ -26,16 +26,15 @@ fn main() -> anyhow::Result<()> {
         let p = model.probabilities(&table);
         t[2] += s.elapsed();
         let s = Instant::now();
-        let content: Vec<bool> = p.iter().map(|&x| x >= 0.5).collect();
-        let text = table.text_of(&content);
-        let f = selector_features(&table, &p, &content, &text);
+        let content = model.content_of(&table, &p);
         t[3] += s.elapsed();
         let s = Instant::now();
-        let choice = model.choose(&f);
+        // The model's whole path from the block table (trees again, decision, selector if any).
+        let text = model.text_of(&table);
         t[4] += s.elapsed();
-        std::hash::Hash::hash(&(table.rows_bits(), text, choice, f.iter().map(|x| x.to_bits()).collect::<Vec<_>>()), &mut checksum);
+        std::hash::Hash::hash(&(table.rows_bits(), text, content), &mut checksum);
     }
-    for (name, d) in ["parse", "blocks", "trees", "text+selector inputs", "selector"].iter().zip(t) {
+    for (name, d) in ["parse", "blocks", "trees", "decision", "trees + text"].iter().zip(t) {
         println!("{name:>22}: {:.2} ms/page", d.as_secs_f64() * 1e3 / pages.len() as f64);
     }
     println!("{:>22}: {:016x}", "checksum", std::hash::Hasher::finish(&checksum));

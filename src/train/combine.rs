@@ -22,7 +22,7 @@ use crate::dom::{DomLimits, FOR_WEB2TEXT};
 use crate::extract::combine::blocks::{BlockTable, feature_count};
 use crate::extract::combine::trees::FlatTrees;
 use crate::extract::combine::{
-    CANDIDATE_COUNT, CANDIDATES, CombineError, CombinerModel, column_major, second_stage_feature_count, second_stage_rows, selector_features, sigmoid,
+    CANDIDATE_COUNT, CANDIDATES, CombineError, CombinerModel, Decision, column_major, second_stage_feature_count, second_stage_rows, selector_features, sigmoid,
 };
 use crate::extract::web2text::align;
 use crate::extract::{Extractor, Genre, PageAnalysis};
@@ -56,15 +56,32 @@ pub struct TreeSettings {
     /// Share of the rows each tree sees (also bounds the training time on 2 cores).
     pub subsample: f32,
     pub seed: u64,
-    /// A block is content at or above this probability.
+    /// A block is content at or above this probability (under [`Decision::Threshold`],
+    /// and for blocks without words).
     pub threshold: f64,
+    /// How the content blocks follow from their probabilities.
+    pub decision: Decision,
     /// The second stage's trees (0: none), same settings otherwise.
     pub context_trees: usize,
+    /// Whether a page-level selector may replace the blocks' text by the `article` or
+    /// `list-view` output (off: it did worse than the blocks alone under the expected-F1
+    /// decision, docs/experiments.md).
+    pub selector: bool,
 }
 
 impl Default for TreeSettings {
     fn default() -> Self {
-        Self { trees: 200, learning_rate: 0.1, max_depth: 6, subsample: 0.5, seed: 2026, threshold: 0.5, context_trees: 0 }
+        Self {
+            trees: 200,
+            learning_rate: 0.1,
+            max_depth: 6,
+            subsample: 0.5,
+            seed: 2026,
+            threshold: 0.5,
+            decision: Decision::ExpectedF1,
+            context_trees: 0,
+            selector: false,
+        }
     }
 }
 
@@ -138,7 +155,51 @@ pub struct CvReport {
     pub seconds: f64,
     /// dataset → subset (all, article, list-view, page types) → extractor → means.
     pub means: BTreeMap<String, BTreeMap<String, BTreeMap<String, Summary>>>,
+    /// How far the first trees' out-of-fold probabilities can be taken at their word: the
+    /// expected-F1 decision reads them as probabilities.
+    pub calibration: Vec<CalibrationBin>,
     pub scores: Vec<Scored>,
+}
+
+/// The blocks (with words) whose out-of-fold probability fell in `[low, low + 0.1)`.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CalibrationBin {
+    pub low: f64,
+    pub blocks: usize,
+    /// The share of their words that is content, each page weighing the same (as the trees
+    /// were trained and as the page-averaged F1 counts).
+    pub content_share: f64,
+}
+
+/// Calibration of the probabilities in ten bins: within each, the page-weighted share of
+/// the words that the labels call content.
+fn calibration(prepared: &[Prepared], probabilities: &[Vec<f64>]) -> Vec<CalibrationBin> {
+    let mut sums = [(0usize, 0.0f64, 0.0f64); 10];
+    for (page, probabilities) in prepared.iter().zip(probabilities) {
+        let total: f64 = page.table.words.iter().map(|&w| f64::from(w)).sum();
+        if total == 0.0 {
+            continue;
+        }
+        for ((&p, &w), &label) in probabilities.iter().zip(&page.table.words).zip(&page.labels) {
+            if w == 0 || p.is_nan() {
+                continue;
+            }
+            // Truncation picks the bin; 1.0 joins the last one.
+            let bin = &mut sums[((p.clamp(0.0, 1.0) * 10.0) as usize).min(9)];
+            let weight = f64::from(w) / total;
+            bin.0 += 1;
+            bin.1 += weight;
+            bin.2 += if label { weight } else { 0.0 };
+        }
+    }
+    sums.iter()
+        .enumerate()
+        .map(|(i, &(blocks, weight, content))| CalibrationBin {
+            low: i as f64 / 10.0,
+            blocks,
+            content_share: if weight > 0.0 { content / weight } else { f64::NAN },
+        })
+        .collect()
 }
 
 /// The pages of the three datasets that training may see (held-out fifths left out).
@@ -260,7 +321,7 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
 /// Trains the first block trees on the given pages' blocks (their own rows).
 pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel, CombineError> {
     let booster = fit_booster(pages, &|k| Cow::Borrowed(&pages[k].table.rows), feature_count(), settings.trees, settings)?;
-    CombinerModel::new(booster, settings.threshold)
+    Ok(CombinerModel::new(booster, settings.threshold)?.with_decision(settings.decision))
 }
 
 /// Trains the second stage on the given pages: `first[k]` holds the first trees'
@@ -355,6 +416,48 @@ pub fn described_rows(prepared: &[Prepared], rows: &[SelectorRow], folds: usize)
                 features: r.features.clone(),
                 word_f1: r.word_f1,
                 lcs_f1: r.lcs_f1,
+            }
+        })
+        .collect()
+}
+
+/// A page's blocks as cross-validation judged them, as `--block-rows` writes it: for
+/// experiments with the block decisions on the out-of-fold probabilities.
+#[derive(Debug, serde::Serialize)]
+pub struct DescribedBlocks {
+    pub dataset: String,
+    pub id: String,
+    pub domain: String,
+    pub page_type: String,
+    pub genre: String,
+    pub fold: usize,
+    pub gold: String,
+    pub texts: Vec<String>,
+    pub labels: Vec<bool>,
+    /// The first trees' out-of-fold probabilities.
+    pub probabilities: Vec<f64>,
+    /// Word F1 of each candidate ([`CANDIDATES`] order).
+    pub word_f1: [f64; CANDIDATE_COUNT],
+}
+
+/// Every page's blocks with [`cross_validate`]'s out-of-fold probabilities.
+pub fn described_blocks(prepared: &[Prepared], cv: &CvOutcome, folds: usize) -> Vec<DescribedBlocks> {
+    cv.rows
+        .iter()
+        .map(|r| {
+            let page = &prepared[r.page];
+            DescribedBlocks {
+                dataset: page.dataset.to_string(),
+                id: page.page.id.clone(),
+                domain: page.domain.clone(),
+                page_type: page.page.page_type.clone(),
+                genre: page.page.genre.name().to_string(),
+                fold: fold_of(&page.domain, folds.max(2)),
+                gold: page.page.main_content.clone(),
+                texts: page.table.texts().into_iter().map(String::from).collect(),
+                labels: page.labels.clone(),
+                probabilities: cv.first[r.page].clone(),
+                word_f1: r.word_f1,
             }
         })
         .collect()
@@ -473,9 +576,8 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
             log(&format!("fold {fold}: context trees trained on {} pages ({:.0} s)", train.len(), started.elapsed().as_secs_f64()));
         }
     }
-    let threshold = config.trees.threshold;
     let text_f1 = |page: &Prepared, probabilities: &[f64]| {
-        let content: Vec<bool> = probabilities.iter().map(|&p| p >= threshold).collect();
+        let content = config.trees.decision.content(probabilities, &page.table.words, config.trees.threshold);
         let text = page.table.text_of(&content);
         let (word_f1, lcs_f1) = text_scores(&text, &page.gold_words);
         (content, text, word_f1, lcs_f1)
@@ -518,7 +620,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
 
     // The selector, cross-validated on the out-of-fold rows with the same folds.
     let mut chosen = vec![0usize; rows.len()];
-    for fold in 0..folds {
+    for fold in (0..folds).filter(|_| config.trees.selector) {
         let train: Vec<&SelectorRow> = rows.iter().filter(|r| fold_of_page[r.page] != fold).collect();
         let selector = CombinerModel::new(GradientBooster::default(), config.trees.threshold)?.with_selector(fit_selector(&train, &config.trees)?);
         for (k, r) in rows.iter().enumerate().filter(|(_, r)| fold_of_page[r.page] == fold) {
@@ -566,6 +668,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         blocks: prepared.iter().map(|p| p.table.len()).sum(),
         seconds: started.elapsed().as_secs_f64(),
         means: summarise(&scores),
+        calibration: calibration(prepared, &last),
         scores,
     };
     Ok(CvOutcome { report, rows, first })
@@ -660,6 +763,17 @@ pub fn render_report(report: &CvReport) -> String {
             );
         }
     }
+    if !report.calibration.is_empty() {
+        out += "
+**Calibration** of the block trees' out-of-fold probabilities (blocks with words; the share of their words that is content, each page weighing the same)
+
+| probability | blocks | content share |
+|---|---|---|
+";
+        for bin in &report.calibration {
+            out += &format!("| {:.1}–{:.1} | {} | {:.2} |\n", bin.low, bin.low + 0.1, bin.blocks, bin.content_share);
+        }
+    }
     out
 }
 
@@ -667,18 +781,27 @@ pub fn render_report(report: &CvReport) -> String {
 pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, seconds: f64) -> String {
     let s = &report.settings;
     let pages: Vec<String> = report.pages.iter().map(|(d, n)| format!("{d} {n}")).collect();
+    let selector = if s.selector {
+        let choices: Vec<String> = report.choices.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        format!(
+            "the page-level selector's choice, cross-validated the same way on those out-of-fold results (it chose {}); \
+             `blocks` is the block trees' text alone",
+            choices.join(", ")
+        )
+    } else {
+        "the block trees' text (`blocks`), no page-level selector".to_string()
+    };
     format!(
         "# The combiner (`--extractor combined`)\n\n\
          Gradient-boosted trees (forust-ml) over {} features per text block, \
          written by `make model-extract`.\n\n\
          - Pages: {} (held-out fifths of WCXB-dev and Scrapinghub left out); {final_pages} pages, {final_blocks} blocks with words in the final fit.\n\
-         - Trees: {}, learning rate {}, depth {}, row subsample {}, seed {}; content at probability >= {}.\n\
+         - Trees: {}, learning rate {}, depth {}, row subsample {}, seed {}; content blocks by {} (blocks without words at probability >= {}).\n\
          - Training took {seconds:.0} s (cross-validation {:.0} s) on this machine.\n\n\
          ## Domain-grouped {}-fold cross-validation\n\n\
-         Pages grouped by registrable domain; each fold scored by trees trained on the other folds; the selector \
-         cross-validated the same way on those out-of-fold results. `combined` is the shipped extractor (the selector's \
-         choice), `blocks` the block trees' text alone. Baselines run on the same pages; `goce` takes the ResNet's genre. \
-         The selector chose: {}. `ResNet test domains`: the WCXB pages of the classifier's held-out test domains, the only \
+         Pages grouped by registrable domain; each fold scored by trees trained on the other folds. `combined` is the \
+         shipped extractor: {selector}. Baselines run on the same pages; `goce` takes the ResNet's genre. \
+         `ResNet test domains`: the WCXB pages of the classifier's held-out test domains, the only \
          ones whose page-type inputs come from a ResNet that never saw them.\n{}",
         feature_count(),
         pages.join(", "),
@@ -687,10 +810,10 @@ pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, se
         s.max_depth,
         s.subsample,
         s.seed,
+        s.decision.name(),
         s.threshold,
         report.seconds,
         report.folds,
-        report.choices.iter().map(|(c, n)| format!("{c} {n}")).collect::<Vec<_>>().join(", "),
         render_report(report)
     )
 }
@@ -700,8 +823,10 @@ pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, se
 /// selector on the cross-validation's out-of-fold rows; writes it into `out`.
 pub fn train_final(prepared: &[Prepared], cv: &CvOutcome, config: &TrainConfig) -> Result<(usize, usize), CombineError> {
     let all: Vec<&Prepared> = prepared.iter().collect();
-    let selector = fit_selector(&cv.rows.iter().collect::<Vec<_>>(), &config.trees)?;
-    let mut model = fit(&all, &config.trees)?.with_selector(selector);
+    let mut model = fit(&all, &config.trees)?;
+    if config.trees.selector {
+        model = model.with_selector(fit_selector(&cv.rows.iter().collect::<Vec<_>>(), &config.trees)?);
+    }
     if config.trees.context_trees > 0 {
         let first: Vec<&[f64]> = cv.first.iter().map(Vec::as_slice).collect();
         model = model.with_context(fit_context(&all, &first, &config.trees)?)?;

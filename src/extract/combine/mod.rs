@@ -1,5 +1,6 @@
 //! The trained combiner (`--extractor combined`, the default): gradient-boosted trees
-//! decide, block by block, which text of the page is content. Their inputs are what the
+//! give each block of the page a probability of being content, and the page keeps the
+//! blocks with the highest expected word F1 ([`decide`]). The trees' inputs are what the
 //! other extractors already compute ([`blocks`]): Web2Text's block features, the blocks
 //! the article and list-view algorithms chose or pruned, the neighbours' choices, the
 //! class/id words and tags above each block, and how the candidates relate on the page.
@@ -9,6 +10,7 @@
 
 pub mod blocks;
 pub mod context;
+pub mod decide;
 pub mod trees;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use std::sync::OnceLock;
 use forust_ml::{GradientBooster, Matrix};
 
 pub use blocks::BlockTable;
+pub use decide::Decision;
 use trees::FlatTrees;
 
 pub const MODEL_FILE: &str = crate::models::COMBINER;
@@ -40,8 +43,13 @@ struct ModelFile {
     format: String,
     /// The feature names in row order; must equal [`blocks::feature_names`].
     features: Vec<String>,
-    /// A block is content when its probability is at least this.
+    /// A block is content when its probability is at least this (under
+    /// [`Decision::Threshold`], and for blocks without words).
     threshold: f64,
+    /// How the content blocks follow from the probabilities (a file without one: the
+    /// threshold, as the first models were read).
+    #[serde(default)]
+    decision: Decision,
     /// forust-ml's own JSON of the booster.
     booster: serde_json::Value,
     /// The second stage's trees (none: the first trees decide), over a block's row and
@@ -66,6 +74,7 @@ pub struct CombinerModel {
     /// The same trees laid out for prediction.
     flat: FlatTrees,
     pub threshold: f64,
+    pub decision: Decision,
     /// One regressor per candidate, predicting its word F1 from [`selector_features`].
     selector: Vec<GradientBooster>,
     /// The second stage: trees over each block's row and its context.
@@ -82,7 +91,13 @@ impl CombinerModel {
     pub fn new(booster: GradientBooster, threshold: f64) -> Result<Self, CombineError> {
         let flat = FlatTrees::of(&booster, blocks::feature_count())
             .ok_or_else(|| CombineError::Training { what: "the block trees".into(), detail: "cannot be laid out for prediction".into() })?;
-        Ok(Self { booster, flat, threshold, selector: Vec::new(), context: None })
+        Ok(Self { booster, flat, threshold, decision: Decision::default(), selector: Vec::new(), context: None })
+    }
+
+    /// Decides the content blocks by `decision`.
+    pub fn with_decision(mut self, decision: Decision) -> Self {
+        self.decision = decision;
+        self
     }
 
     /// Adds the second stage's trees (trained on [`second_stage_rows`]).
@@ -133,7 +148,7 @@ impl CombinerModel {
             }
             None => None,
         };
-        Ok(Self { booster, flat, threshold: file.threshold, selector, context })
+        Ok(Self { booster, flat, threshold: file.threshold, decision: file.decision, selector, context })
     }
 
     /// Writes the model as `combiner.json` into `dir`.
@@ -148,6 +163,7 @@ impl CombinerModel {
             format: FORMAT.into(),
             features: blocks::feature_names(),
             threshold: self.threshold,
+            decision: self.decision,
             booster: to_value(&self.booster)?,
             context: self.context.as_ref().map(|(b, _)| to_value(b)).transpose()?,
             context_features: if self.context.is_some() { context::context_feature_names() } else { Vec::new() },
@@ -180,15 +196,23 @@ impl CombinerModel {
 
     /// The content blocks of a page.
     pub fn content(&self, table: &BlockTable) -> Vec<bool> {
-        self.probabilities(table).into_iter().map(|p| p >= self.threshold).collect()
+        self.content_of(table, &self.probabilities(table))
+    }
+
+    /// The content blocks, given their probabilities.
+    pub fn content_of(&self, table: &BlockTable, probabilities: &[f64]) -> Vec<bool> {
+        self.decision.content(probabilities, &table.words, self.threshold)
     }
 
     /// The main content of a page's blocks: the blocks the trees keep, unless the selector
     /// expects one of the whole-page candidates to score better.
     pub fn text_of(&self, table: &BlockTable) -> String {
         let probabilities = self.probabilities(table);
-        let content: Vec<bool> = probabilities.iter().map(|&p| p >= self.threshold).collect();
+        let content = self.content_of(table, &probabilities);
         let blocks = table.text_of(&content);
+        if self.selector.is_empty() {
+            return blocks;
+        }
         match self.choose(&selector_features(table, &probabilities, &content, &blocks)) {
             1 => table.article_text.clone(),
             2 => table.list_view_text.clone(),
@@ -315,6 +339,24 @@ mod tests {
         let rows = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         assert_eq!(column_major(&rows, 2), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
         assert!(column_major(&[], 0).is_empty());
+    }
+
+    #[test]
+    fn the_decision_travels_with_the_model_and_an_older_file_keeps_the_threshold() {
+        let rows = 40;
+        let x: Vec<f64> = (0..rows).map(|r| r as f64).collect();
+        let y: Vec<f64> = (0..rows).map(|r| f64::from(u8::from(r >= 20))).collect();
+        let mut booster = GradientBooster::default().set_iterations(2).set_max_depth(2);
+        booster.fit(&Matrix::new(&x, rows, 1), &y, &vec![1.0; rows], None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let model = CombinerModel::new(booster, 0.5).unwrap().with_decision(Decision::ExpectedF1);
+        model.save(dir.path()).unwrap();
+        assert_eq!(CombinerModel::load(dir.path()).unwrap().decision, Decision::ExpectedF1);
+        let path = dir.path().join(MODEL_FILE);
+        let mut file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        file.as_object_mut().unwrap().remove("decision");
+        std::fs::write(&path, file.to_string()).unwrap();
+        assert_eq!(CombinerModel::load(dir.path()).unwrap().decision, Decision::Threshold);
     }
 
     #[test]
