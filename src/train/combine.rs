@@ -389,14 +389,35 @@ pub struct SelectorRow {
     pub lcs_f1: [f64; CANDIDATE_COUNT],
 }
 
-/// A selector row with the page it describes, as `--selector-rows` writes it.
+/// Which page a written row describes, and its fold.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct DescribedRow {
+pub struct PageKey {
     pub dataset: String,
     pub id: String,
     pub domain: String,
     pub page_type: String,
+    pub genre: String,
     pub fold: usize,
+}
+
+impl PageKey {
+    fn of(page: &Prepared, folds: usize) -> Self {
+        Self {
+            dataset: page.dataset.to_string(),
+            id: page.page.id.clone(),
+            domain: page.domain.clone(),
+            page_type: page.page.page_type.clone(),
+            genre: page.page.genre.name().to_string(),
+            fold: fold_of(&page.domain, folds.max(2)),
+        }
+    }
+}
+
+/// A selector row with the page it describes, as `--selector-rows` writes it.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct DescribedRow {
+    #[serde(flatten)]
+    pub page: PageKey,
     pub features: Vec<f32>,
     pub word_f1: [f64; CANDIDATE_COUNT],
     pub lcs_f1: [f64; CANDIDATE_COUNT],
@@ -405,19 +426,7 @@ pub struct DescribedRow {
 /// The rows of [`cross_validate`] with their pages described.
 pub fn described_rows(prepared: &[Prepared], rows: &[SelectorRow], folds: usize) -> Vec<DescribedRow> {
     rows.iter()
-        .map(|r| {
-            let page = &prepared[r.page];
-            DescribedRow {
-                dataset: page.dataset.to_string(),
-                id: page.page.id.clone(),
-                domain: page.domain.clone(),
-                page_type: page.page.page_type.clone(),
-                fold: fold_of(&page.domain, folds.max(2)),
-                features: r.features.clone(),
-                word_f1: r.word_f1,
-                lcs_f1: r.lcs_f1,
-            }
-        })
+        .map(|r| DescribedRow { page: PageKey::of(&prepared[r.page], folds), features: r.features.clone(), word_f1: r.word_f1, lcs_f1: r.lcs_f1 })
         .collect()
 }
 
@@ -425,12 +434,8 @@ pub fn described_rows(prepared: &[Prepared], rows: &[SelectorRow], folds: usize)
 /// experiments with the block decisions on the out-of-fold probabilities.
 #[derive(Debug, serde::Serialize)]
 pub struct DescribedBlocks {
-    pub dataset: String,
-    pub id: String,
-    pub domain: String,
-    pub page_type: String,
-    pub genre: String,
-    pub fold: usize,
+    #[serde(flatten)]
+    pub page: PageKey,
     pub gold: String,
     pub texts: Vec<String>,
     pub labels: Vec<bool>,
@@ -447,12 +452,7 @@ pub fn described_blocks(prepared: &[Prepared], cv: &CvOutcome, folds: usize) -> 
         .map(|r| {
             let page = &prepared[r.page];
             DescribedBlocks {
-                dataset: page.dataset.to_string(),
-                id: page.page.id.clone(),
-                domain: page.domain.clone(),
-                page_type: page.page.page_type.clone(),
-                genre: page.page.genre.name().to_string(),
-                fold: fold_of(&page.domain, folds.max(2)),
+                page: PageKey::of(page, folds),
                 gold: page.page.main_content.clone(),
                 texts: page.table.texts().into_iter().map(String::from).collect(),
                 labels: page.labels.clone(),
