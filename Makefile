@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu bench-scaling eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-classifier eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -101,6 +101,9 @@ bench-e2e: build  ## ~22,000 WCXB-dev pages (just over 1 GB gzip) and its first 
 bench-gpu: build  ## On a GPU node (TORCH=cuda make setup): CUDA against CPU predictions, ResNet images/s at batch 64, 128 and 256, process end to end with GPU inference
 	BENCH_BIN=$$($(CARGO) bench --locked --no-run --bench classify 2>&1 | grep -o 'target/release/deps/classify-[0-9a-f]*' | head -1) \
 	  PAGES=$(SHARED)/data/wcxb-dev MAKE_WARC=$(SHARED)/tools/make_warc.py bash scripts/bench_gpu.sh
+
+bench-scaling: build bench-data  ## Pages/s per worker from 1 worker to all cores (one process; independent processes; the machine alone), with CPU per page and how busy the workers are
+	bash scripts/bench_scaling.sh $(BENCH_WARC)
 
 contact-sheet: build  ## docs/contact-sheet.png: 16 WCXB-dev pages, lite renderer beside Chromium
 	$(PYTHON) scripts/contact_sheet.py $(SHARED)/data/wcxb-dev $(BIN) docs/contact-sheet.png

@@ -7,7 +7,10 @@
 #  3. `goce-warc process` end to end on COPIES WARC files built from WCXB-dev
 #     (../shared/tools/make_warc.py --shuffle, one seed per file): GPU inference with several
 #     worker counts, beside extraction only and the CPU ResNet on all cores; pages/s, peak RSS
-#     and the GPU's mean utilisation.
+#     and the GPU's mean utilisation;
+#  4. scripts/bench_scaling.sh over two of those files: the rate per worker from 1 worker to
+#     all cores, with the CPU per page and how busy the workers are, beside the machine's
+#     own scaling.
 # Environment: BIN, BENCH_BIN (the built classify bench), PAGES (a WCXB-style folder),
 # MAKE_WARC, COPIES (default 8, ~12,000 pages), THREADS (default "4 8 all cores"), WORK.
 set -euo pipefail
@@ -79,3 +82,6 @@ for threads in $threads_list; do
 done
 run extraction-only "$cores" --classifier none
 run lite+resnet-cpu "$cores" --device cpu
+
+echo "== 4. scaling with the worker count (scripts/bench_scaling.sh)"
+DEVICE=cuda BIN="$bin" WORK="$work/scaling" bash "$(dirname "$0")/bench_scaling.sh" "$work/wcxb-1.warc.gz" "$work/wcxb-2.warc.gz"

@@ -191,6 +191,47 @@ fn standard_input_and_paths_lists_are_inputs_too() {
 }
 
 #[test]
+fn inputs_processed_together_give_the_rows_each_gives_alone() {
+    // The next input starts while the one before drains: the rows must not depend on it.
+    let together = tempfile::tempdir().unwrap();
+    let run = process_paths(together.path(), &samples(), &["--device", "cpu", "-j", "2"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let key = |r: &TestRow| (r.warc_file.clone(), r.warc_offset, r.text_sha256.clone(), r.genre.clone(), r.page_type.clone());
+    let mut rows_together: Vec<_> = read_all_rows(together.path()).iter().map(key).collect();
+    let mut rows_alone = Vec::new();
+    for input in samples() {
+        let alone = tempfile::tempdir().unwrap();
+        assert!(process_paths(alone.path(), &[input], &["--device", "cpu", "-j", "2"]).status.success());
+        rows_alone.extend(read_all_rows(alone.path()).iter().map(key));
+    }
+    rows_together.sort();
+    rows_alone.sort();
+    assert_eq!(rows_together.len(), 15);
+    assert_eq!(rows_together, rows_alone);
+    assert_eq!(manifests(together.path()).len(), 3);
+}
+
+#[test]
+fn two_inputs_with_one_file_name_are_refused_before_any_work() {
+    // Same file name in two folders: the same shard and manifest names in one --out.
+    let dirs = tempfile::tempdir().unwrap();
+    let inputs: Vec<PathBuf> = ["a", "b"]
+        .iter()
+        .map(|d| {
+            let path = dirs.path().join(d).join("articles.warc.gz");
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::copy(project_file("sample-warcs/articles.warc.gz"), &path).unwrap();
+            path
+        })
+        .collect();
+    let out = tempfile::tempdir().unwrap();
+    let run = process_paths(out.path(), &inputs, &["--classifier", "none"]);
+    assert!(!run.status.success());
+    assert!(stderr(&run).contains("would write the same output name \"articles\""), "{}", stderr(&run));
+    assert!(shard_files(out.path()).is_empty());
+}
+
+#[test]
 fn a_missing_input_is_named_and_the_other_inputs_still_finish() {
     let out = tempfile::tempdir().unwrap();
     let missing = PathBuf::from("/nonexistent/CC-MAIN-missing.warc.gz");

@@ -42,6 +42,8 @@ pub const QUEUE_BATCHES: usize = 4;
 /// every worker busy while the slowest pages of a batch finish (measured on 16 cores:
 /// one batch at a time left the workers idle most of the time).
 pub const IN_FLIGHT_BATCHES: usize = 4;
+/// Inputs being processed at once: the next one starts while the one before drains.
+pub const INPUTS_AT_ONCE: usize = 2;
 
 #[derive(Debug, Clone)]
 pub struct ProcessConfig {
@@ -137,8 +139,7 @@ pub fn run(inputs: &[Input], config: &ProcessConfig, progress: &Progress) -> Res
         .map_err(|e| PipelineError::ThreadPool(e.to_string()))?;
     let started = Instant::now();
     let mut summary = RunSummary::default();
-    for input in inputs {
-        let outcome = process_input(input, config, &pool, progress);
+    let mut record = |input: &Input, outcome: InputOutcome| {
         let finished_counts = match &outcome {
             InputOutcome::Done(manifest) => Some(&manifest.counts),
             _ => None,
@@ -161,7 +162,29 @@ pub fn run(inputs: &[Input], config: &ProcessConfig, progress: &Progress) -> Res
                 summary.inputs_failed.push(FailedInput { input: input.display(), error: e.to_string() });
             }
         }
-    }
+    };
+    // The next input starts once the one before has handed its last batch to the workers, so
+    // its first batches fill the workers while that one's slowest pages and last writes
+    // finish (on 16 cores, one input after the other left the workers idle a third of the
+    // time on 1,500-page files: docs/performance.md, "Many cores"). Outcomes are recorded
+    // in input order; two inputs with the same stem (the same output names) never overlap.
+    std::thread::scope(|scope| {
+        let mut running: std::collections::VecDeque<(&Input, std::thread::ScopedJoinHandle<'_, InputOutcome>)> = Default::default();
+        for input in inputs {
+            while running.len() >= INPUTS_AT_ONCE || running.back().is_some_and(|(previous, _)| previous.stem() == input.stem()) {
+                let Some((previous, handle)) = running.pop_front() else { break };
+                record(previous, join_input(previous, handle));
+            }
+            let (dispatched_tx, dispatched_rx) = crossbeam_channel::bounded::<()>(1);
+            let pool = &pool;
+            running.push_back((input, scope.spawn(move || process_input_signalling(input, config, pool, progress, Some(&dispatched_tx)))));
+            // Ok: every batch is with the workers; Err: the input ended without (skipped, failed).
+            let _ = dispatched_rx.recv();
+        }
+        for (input, handle) in running {
+            record(input, join_input(input, handle));
+        }
+    });
     summary.seconds = started.elapsed().as_secs_f64();
     let secs = summary.seconds.max(1e-9);
     summary.pages_per_second = summary.counts.pages as f64 / secs;
@@ -211,7 +234,26 @@ impl PendingBlocks {
     }
 }
 
+/// An input's outcome from the thread that processed it.
+fn join_input(input: &Input, handle: std::thread::ScopedJoinHandle<'_, InputOutcome>) -> InputOutcome {
+    handle.join().unwrap_or_else(|_| {
+        InputOutcome::Failed(PipelineError::Read { input: input.display(), source: std::io::Error::other("the thread processing this input panicked") })
+    })
+}
+
 pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::ThreadPool, progress: &Progress) -> InputOutcome {
+    process_input_signalling(input, config, pool, progress, None)
+}
+
+/// [`process_input`], sending on `dispatched` once every batch of the input is with the
+/// workers (not sent, and dropped, when the input ends before that).
+fn process_input_signalling(
+    input: &Input,
+    config: &ProcessConfig,
+    pool: &rayon::ThreadPool,
+    progress: &Progress,
+    dispatched: Option<&crossbeam_channel::Sender<()>>,
+) -> InputOutcome {
     let stem = input.stem();
     let out_dir = &config.out_dir;
     if !config.overwrite && manifest_exists(out_dir, &stem) {
@@ -314,6 +356,9 @@ pub fn process_input(input: &Input, config: &ProcessConfig, pool: &rayon::Thread
                         .collect();
                     let _ = done_tx.send((index, processed));
                 });
+            }
+            if let Some(dispatched) = dispatched {
+                let _ = dispatched.send(());
             }
         });
         drop(rx);
