@@ -171,7 +171,7 @@ pub fn run(inputs: &[Input], config: &ProcessConfig, progress: &Progress) -> Res
     std::thread::scope(|scope| {
         let mut running: std::collections::VecDeque<(&Input, std::thread::ScopedJoinHandle<'_, InputOutcome>)> = Default::default();
         for input in inputs {
-            while running.len() >= INPUTS_AT_ONCE || running.back().is_some_and(|(previous, _)| previous.stem() == input.stem()) {
+            while running.len() >= INPUTS_AT_ONCE || running.iter().any(|(other, _)| other.stem() == input.stem()) {
                 let Some((previous, handle)) = running.pop_front() else { break };
                 record(previous, join_input(previous, handle));
             }
