@@ -189,7 +189,7 @@ impl Extractor {
             Self::Web2text => (web2text_text(dom)?, None),
             Self::Combined => {
                 let model = combine::shared_model(None).map_err(|e| ExtractError::Model(e.to_string()))?;
-                let mut table = combine::BlockTable::of(page);
+                let mut table = model.table_of(page);
                 if let Some(p) = page.page_types().and_then(|p| <&[f32; PAGE_TYPE_COUNT]>::try_from(p).ok()) {
                     table.set_page_types(p);
                 }

@@ -539,8 +539,8 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 let (extraction, candidates) = if config.extractor == Extractor::Combined {
                     // The trees read the page types: decide the text once the batch is classified.
                     match crate::extract::combine::shared_model(None) {
-                        Ok(_) => {
-                            let table = BlockTable::of(&page_analysis);
+                        Ok(model) => {
+                            let table = model.table_of(&page_analysis);
                             let title = dom.title();
                             blocks = Some(Box::new(PendingBlocks { table, description: dom.description() }));
                             (Extraction { title, declared_language: dom.declared_language(), text: String::new(), genre: None }, None)

@@ -294,7 +294,7 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
             let dom = crate::dom::Dom::parse_with(&html, DomLimits { max_elements: 200_000, deadline: None }, &FOR_WEB2TEXT).ok()?;
             let analysis = PageAnalysis::new(&dom);
             let prediction = predictions.get(&format!("{dataset}/{}", page.id));
-            let mut table = BlockTable::of(&analysis);
+            let mut table = BlockTable::with_candidate_texts(&analysis);
             if let Some(p) = prediction {
                 table.set_page_types(&p.probabilities);
             }

@@ -96,8 +96,10 @@ pub fn feature_count() -> usize {
 /// and the whole-page candidates: the article and list-view extractors' texts.
 pub struct BlockTable {
     pub cdom: Cdom,
-    pub article_text: String,
-    pub list_view_text: String,
+    /// The article and list-view extractors' whole texts: only a page selector reads them
+    /// (training, and models that have one), so only [`Self::with_candidate_texts`] writes
+    /// them out.
+    pub candidate_texts: Option<CandidateTexts>,
     pub rows: Vec<f32>,
     /// Words of each block (as Web2Text counts them).
     pub words: Vec<u32>,
@@ -135,6 +137,15 @@ impl BlockTable {
 
     /// The page's blocks and their features.
     pub fn of(page: &PageAnalysis<'_>) -> Self {
+        Self::build(page, false)
+    }
+
+    /// [`Self::of`], with the whole-page candidates' texts.
+    pub fn with_candidate_texts(page: &PageAnalysis<'_>) -> Self {
+        Self::build(page, true)
+    }
+
+    fn build(page: &PageAnalysis<'_>, with_texts: bool) -> Self {
         let dom = page.dom;
         let cdom = Cdom::build_skipping(dom, &SKIPPED_BUT_NOSCRIPT);
         let web2text = block_features(&cdom);
@@ -144,9 +155,11 @@ impl BlockTable {
         let article_view = page.view(&ARTICLE.prune);
         let article_roots = article::article_roots(&article_view, &ARTICLE);
         let in_article = marked(dom, &article_view, &article_roots);
-        let article_text = article_view.text_of(&article_roots);
         let list = page.list();
-        let list_view_text = crate::extract::list_view_output(&list.view, list.choice.as_ref(), &LIST_VIEW);
+        let candidate_texts = with_texts.then(|| CandidateTexts {
+            article: article_view.text_of(&article_roots),
+            list_view: crate::extract::list_view_output(&list.view, list.choice.as_ref(), &LIST_VIEW),
+        });
         let (in_list, in_item) = match &list.choice {
             Some(choice) => (marked(dom, &list.view, &list_view::output_roots(&list.view, choice, &LIST_VIEW)), marked(dom, &list.view, &choice.items)),
             None => (vec![false; dom.nodes.len()], vec![false; dom.nodes.len()]),
@@ -207,7 +220,7 @@ impl BlockTable {
             rows.extend([f32::NAN; CLASSIFIER_FEATURES]);
         }
         debug_assert_eq!(rows.len(), n * words.len());
-        Self { cdom, article_text, list_view_text, rows, words }
+        Self { cdom, candidate_texts, rows, words }
     }
 
     /// Fills every block's classifier columns with the page's type probabilities.
@@ -226,6 +239,13 @@ impl BlockTable {
     pub fn text_of(&self, content: &[bool]) -> String {
         self.cdom.text_of(content)
     }
+}
+
+/// The whole-page candidates a page selector chooses among besides the blocks.
+#[derive(Debug, Clone)]
+pub struct CandidateTexts {
+    pub article: String,
+    pub list_view: String,
 }
 
 fn flag(b: bool) -> f32 {
@@ -307,6 +327,18 @@ mod tests {
         let table = BlockTable::of(&PageAnalysis::new(&dom));
         assert_eq!(table.len(), 3);
         assert_eq!(table.rows.len(), 3 * feature_count());
+    }
+
+    #[test]
+    fn the_candidates_texts_are_written_out_only_when_asked_for() {
+        let dom = Dom::parse_unbounded("<body><nav><a href=/>Home</a></nav><article><p>One two three four five six.</p></article></body>");
+        let page = PageAnalysis::new(&dom);
+        assert!(BlockTable::of(&page).candidate_texts.is_none());
+        let with = BlockTable::with_candidate_texts(&page);
+        let texts = with.candidate_texts.as_ref().unwrap();
+        assert_eq!(texts.article, crate::extract::article_text(&page, &ARTICLE));
+        assert_eq!(texts.list_view, crate::extract::Extractor::ListView.extract_page(&page, None).unwrap().text);
+        assert_eq!(with.rows_bits(), BlockTable::of(&page).rows_bits(), "the rows do not depend on it");
     }
 
     #[test]

@@ -18,7 +18,9 @@ use std::sync::OnceLock;
 
 use forust_ml::{GradientBooster, Matrix};
 
-pub use blocks::BlockTable;
+use crate::extract::PageAnalysis;
+
+pub use blocks::{BlockTable, CandidateTexts};
 pub use decide::Decision;
 use trees::FlatTrees;
 
@@ -204,6 +206,12 @@ impl CombinerModel {
         self.decision.content(probabilities, &table.words, self.threshold)
     }
 
+    /// A page's block table as this model reads it: with the candidates' whole texts only
+    /// where it has a page selector to choose among them.
+    pub fn table_of(&self, page: &PageAnalysis<'_>) -> BlockTable {
+        if self.selector.is_empty() { BlockTable::of(page) } else { BlockTable::with_candidate_texts(page) }
+    }
+
     /// The main content of a page's blocks: the blocks the trees keep, unless the selector
     /// expects one of the whole-page candidates to score better.
     pub fn text_of(&self, table: &BlockTable) -> String {
@@ -214,8 +222,8 @@ impl CombinerModel {
             return blocks;
         }
         match self.choose(&selector_features(table, &probabilities, &content, &blocks)) {
-            1 => table.article_text.clone(),
-            2 => table.list_view_text.clone(),
+            1 => table.candidate_texts.as_ref().map_or(blocks, |c| c.article.clone()),
+            2 => table.candidate_texts.as_ref().map_or(blocks, |c| c.list_view.clone()),
             _ => blocks,
         }
     }
@@ -263,7 +271,8 @@ pub fn selector_features(table: &BlockTable, probabilities: &[f64], content: &[b
     f.push(weighted(&|i| if content[i] { 1.0 } else { 0.0 }));
     f.push(weighted(&|i| probabilities[i]));
     f.push(weighted(&|i| if (0.2..0.8).contains(&probabilities[i]) { 1.0 } else { 0.0 }));
-    let bags = [bag(blocks_text), bag(&table.article_text), bag(&table.list_view_text)];
+    let (article, list_view) = table.candidate_texts.as_ref().map_or(("", ""), |c| (c.article.as_str(), c.list_view.as_str()));
+    let bags = [bag(blocks_text), bag(article), bag(list_view)];
     f.extend(bags.iter().map(|b| (b.values().sum::<u32>() as f32).ln_1p()));
     for (a, b) in candidate_pairs() {
         f.push(containment(&bags[a], &bags[b]));

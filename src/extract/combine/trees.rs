@@ -1,8 +1,8 @@
 //! The block trees laid out for prediction. forust-ml predicts tree by tree over a
 //! column-major f64 matrix, with 80-byte nodes; a page's ~400 blocks × 200 trees then cost
 //! as much as building the blocks (`examples/combiner_timing.rs`). Here every tree's nodes
-//! sit in one array of 20-byte nodes and each tree is walked by all of a page's blocks in
-//! turn, as f32 values straight from the table. The same branches (f32 thresholds that
+//! sit in one array of 20-byte nodes and [`LANES`] blocks at a time walk every tree, as f32
+//! values straight from the table. The same branches (f32 thresholds that
 //! split as forust-ml's f64 comparison does, NaN to the missing branch) and the same sums
 //! in the same order as forust-ml's `predict`, so the same values (checked in the tests).
 
@@ -85,15 +85,16 @@ impl FlatTrees {
         Some(Self { base_score: booster.base_score, nodes, trees })
     }
 
-    /// The raw predictions for many rows, tree by tree: one tree's nodes stay in the
-    /// nearest cache while every row goes through it, [`LANES`] rows side by side. Each
-    /// row's sum takes the trees in forust-ml's order, so the values are forust-ml's
-    /// (checked in the tests).
+    /// The raw predictions for many rows, [`LANES`] rows side by side through every tree:
+    /// those rows (1 KB each) stay in the nearest cache while the trees stream past them,
+    /// which measured 15% faster than taking one tree through every row
+    /// (`examples/combiner_timing.rs`). Each row's sum takes the trees in forust-ml's
+    /// order, so the values are forust-ml's (checked in the tests).
     pub fn predict_rows(&self, rows: &[&[f32]]) -> Vec<f64> {
         let mut sums = vec![self.base_score; rows.len()];
-        for &(start, count, depth) in &self.trees {
-            let tree = &self.nodes[start as usize..(start + count) as usize];
-            for (sums, rows) in sums.chunks_mut(LANES).zip(rows.chunks(LANES)) {
+        for (sums, rows) in sums.chunks_mut(LANES).zip(rows.chunks(LANES)) {
+            for &(start, count, depth) in &self.trees {
+                let tree = &self.nodes[start as usize..(start + count) as usize];
                 let mut at = [0usize; LANES];
                 for _ in 0..depth {
                     for (at, row) in at.iter_mut().zip(rows) {

@@ -94,27 +94,32 @@ impl TextStats {
                 s.year = true;
             }
         }
-        let chars: Vec<char> = text.chars().collect();
-        for (i, &c) in chars.iter().enumerate() {
+        // One pass over the characters. A sentence ends at . ? ! ; followed by whitespace
+        // and a capital letter: `after_stop` is 1 right after such a mark, 2 once
+        // whitespace has followed it.
+        let mut after_stop = 0u8;
+        let mut last = None;
+        for c in text.chars() {
             if PUNCTUATION.contains(&c) {
                 s.punctuation += 1;
             }
             if c.is_numeric() {
                 s.numeric += 1;
             }
-            // A sentence ends at . ? ! ; followed by whitespace and a capital letter.
-            if matches!(c, '.' | '?' | '!' | ';') {
-                let mut j = i + 1;
-                while chars.get(j).is_some_and(|c| c.is_whitespace()) {
-                    j += 1;
+            if c.is_whitespace() {
+                if after_stop > 0 {
+                    after_stop = 2;
                 }
-                if j > i + 1 && chars.get(j).is_some_and(|c| c.is_uppercase()) {
+            } else {
+                if after_stop == 2 && c.is_uppercase() {
                     s.sentences += 1;
                 }
+                after_stop = u8::from(matches!(c, '.' | '?' | '!' | ';'));
             }
+            last = Some(c);
         }
-        s.ends_with_punctuation = chars.last().is_some_and(|c| PUNCTUATION.contains(c));
-        s.ends_with_question = chars.last() == Some(&'?');
+        s.ends_with_punctuation = last.is_some_and(|c| PUNCTUATION.contains(&c));
+        s.ends_with_question = last == Some('?');
         s.copyright = text.contains('©');
         s.email = has_email(text);
         s.url = ["http://", "https://", "ftp://", "www."].iter().any(|p| text.contains(p));
@@ -143,20 +148,35 @@ impl TextStats {
 }
 
 /// Whether a word is one of [`STOPWORDS`], in any case. ASCII words (nearly all that
-/// match) are lowered on the stack and looked up in the sorted list.
+/// match) are lowered into a 128-bit key and looked up in a set of the list's keys; a
+/// lookup is a hash, not a search through strings (it ran for every word of every page).
 fn is_stopword(word: &str) -> bool {
-    const LONGEST: usize = 10;
-    if word.len() > LONGEST {
+    static KEYS: LazyLock<foldhash::HashSet<u128>> = LazyLock::new(|| STOPWORDS.iter().filter_map(|w| ascii_key(w)).collect());
+    if word.len() > LONGEST_STOPWORD {
         return false;
     }
     if !word.is_ascii() {
         return STOPWORDS.contains(&word.to_lowercase().as_str());
     }
-    let mut buffer = [0u8; LONGEST];
-    let lower = &mut buffer[..word.len()];
-    lower.copy_from_slice(word.as_bytes());
-    lower.make_ascii_lowercase();
-    STOPWORDS.binary_search_by(|w| w.as_bytes().cmp(lower)).is_ok()
+    ascii_key(word).is_some_and(|key| KEYS.contains(&key))
+}
+
+/// The longest word of [`STOPWORDS`] ("themselves", "yourselves").
+const LONGEST_STOPWORD: usize = 10;
+
+/// A lower-cased ASCII word of at most 15 bytes as one number: its bytes, then its length
+/// in the last byte (so "a" and "a\0" differ).
+fn ascii_key(word: &str) -> Option<u128> {
+    let bytes = word.as_bytes();
+    if bytes.len() > 15 || !word.is_ascii() {
+        return None;
+    }
+    let mut key = [0u8; 16];
+    for (k, b) in key.iter_mut().zip(bytes) {
+        *k = b.to_ascii_lowercase();
+    }
+    key[15] = bytes.len() as u8;
+    Some(u128::from_le_bytes(key))
 }
 
 /// `name@host.tld`: a word character on each side of `@` and a dot after it.
@@ -475,12 +495,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stopwords_are_found_in_any_case_and_the_list_stays_sorted() {
-        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]), "is_stopword binary-searches the list");
-        for word in ["the", "The", "THE", "yourselves", "Ourselves"] {
+    fn stopwords_are_found_in_any_case() {
+        assert!(STOPWORDS.iter().all(|w| w.len() <= LONGEST_STOPWORD), "is_stopword skips longer words");
+        for word in STOPWORDS.iter().copied().chain(["The", "THE", "yourselves", "Ourselves", "A"]) {
             assert!(is_stopword(word), "{word}");
         }
-        for word in ["cat", "thee", "", "yourselvesx", "Ünder", "théir"] {
+        for word in ["cat", "thee", "th", "", "a\0", "yourselvesx", "Ünder", "théir", "aboutaboutabout"] {
             assert!(!is_stopword(word), "{word}");
         }
     }
@@ -559,5 +579,11 @@ mod tests {
         assert!(TextStats::of("Why?").ends_with_question);
         assert!(TextStats::of("see https://example.org/x").url);
         assert!(!has_email("a @ b"));
+        // A sentence mark, whitespace, then a capital: the mark nearest the capital counts.
+        for (text, sentences) in
+            [("One. Two! Three? Four; Five", 5), ("e.g. this", 1), ("End.Next", 1), ("Wait.. Then", 2), (". . Then", 2), ("A.\u{a0} B", 2), ("A. 1 B", 1)]
+        {
+            assert_eq!(TextStats::of(text).sentences, sentences, "{text}");
+        }
     }
 }
