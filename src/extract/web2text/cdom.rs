@@ -155,10 +155,11 @@ fn is_stopword(word: &str) -> bool {
     if word.len() > LONGEST_STOPWORD {
         return false;
     }
-    if !word.is_ascii() {
-        return STOPWORDS.contains(&word.to_lowercase().as_str());
+    match ascii_key(word) {
+        Some(key) => KEYS.contains(&key),
+        // Not ASCII (a short word always fits a key otherwise).
+        None => STOPWORDS.contains(&word.to_lowercase().as_str()),
     }
-    ascii_key(word).is_some_and(|key| KEYS.contains(&key))
 }
 
 /// The longest word of [`STOPWORDS`] ("themselves", "yourselves").
