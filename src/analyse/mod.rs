@@ -74,9 +74,15 @@ impl<'d> PageAnalysis<'d> {
 
     /// A page whose page-type probabilities the classifier has given.
     pub fn with_page_types<const N: usize>(dom: &'d Dom, page_types: Option<[f32; N]>) -> Self {
-        let page = Self::new(dom);
+        Self::new(dom).given_page_types(page_types)
+    }
+
+    /// This page, now with the classifier's page-type probabilities; the analyses already
+    /// made (the classifier's features run Algorithm 2) are kept, not made again.
+    pub fn given_page_types<const N: usize>(self, page_types: Option<[f32; N]>) -> Self {
+        let mut page = self;
         if let Some(p) = page_types {
-            let _ = page.page_types.set(Box::new(p));
+            page.page_types = OnceCell::from(Box::new(p) as Box<[f32]>);
         }
         page
     }

@@ -107,33 +107,83 @@ struct Words {
 
 impl Words {
     fn split(&mut self, text: &str, camel_case: bool, out: &mut dyn FnMut(&str)) {
+        let bytes = text.as_bytes();
         let mut previous_lower = false;
-        for c in text.chars() {
-            // Most characters are ASCII, where the `ascii` tests give the same answers as
-            // the Unicode ones at a fraction of the cost (these words took 7% of the
-            // workers' time before).
-            let ascii = c.is_ascii();
-            if !(if ascii { c.is_ascii_alphanumeric() } else { c.is_alphanumeric() }) {
-                self.flush(out);
-                previous_lower = false;
-                continue;
+        let mut i = 0;
+        while i < bytes.len() {
+            // A word of ASCII letters and digits that ends before an ASCII byte (or the
+            // text): most words are, and they need no decoding and, but for capitals, no
+            // copy (these words took 4% of the default's CPU char by char).
+            if self.chars == 0 && bytes[i].is_ascii_alphanumeric() {
+                let end = bytes[i..].iter().position(|b| !b.is_ascii_alphanumeric()).map_or(bytes.len(), |n| i + n);
+                if bytes.get(end).is_none_or(u8::is_ascii) {
+                    self.ascii_word(&text[i..end], camel_case, out);
+                    i = end;
+                    continue;
+                }
             }
-            if camel_case && previous_lower && (if ascii { c.is_ascii_uppercase() } else { c.is_uppercase() }) {
-                self.flush(out);
-            }
-            previous_lower = if ascii { c.is_ascii_lowercase() } else { c.is_lowercase() };
-            if self.chars == 0 {
-                self.digits_only = true;
-            }
-            self.digits_only &= c.is_ascii_digit();
-            self.chars += 1;
-            if ascii {
-                self.word.push(c.to_ascii_lowercase());
-            } else {
-                self.word.extend(c.to_lowercase());
-            }
+            let Some(c) = text[i..].chars().next() else { break };
+            i += c.len_utf8();
+            self.push_char(c, camel_case, &mut previous_lower, out);
         }
         self.flush(out);
+    }
+
+    /// One character of [`Self::split`], the general way.
+    fn push_char(&mut self, c: char, camel_case: bool, previous_lower: &mut bool, out: &mut dyn FnMut(&str)) {
+        // Most characters are ASCII, where the `ascii` tests give the same answers as
+        // the Unicode ones at a fraction of the cost.
+        let ascii = c.is_ascii();
+        if !(if ascii { c.is_ascii_alphanumeric() } else { c.is_alphanumeric() }) {
+            self.flush(out);
+            *previous_lower = false;
+            return;
+        }
+        if camel_case && *previous_lower && (if ascii { c.is_ascii_uppercase() } else { c.is_uppercase() }) {
+            self.flush(out);
+        }
+        *previous_lower = if ascii { c.is_ascii_lowercase() } else { c.is_lowercase() };
+        if self.chars == 0 {
+            self.digits_only = true;
+        }
+        self.digits_only &= c.is_ascii_digit();
+        self.chars += 1;
+        if ascii {
+            self.word.push(c.to_ascii_lowercase());
+        } else {
+            self.word.extend(c.to_lowercase());
+        }
+    }
+
+    /// A whole word of ASCII letters and digits, cut where camelCase turns upper if asked.
+    fn ascii_word(&mut self, word: &str, camel_case: bool, out: &mut dyn FnMut(&str)) {
+        let bytes = word.as_bytes();
+        let mut start = 0;
+        if camel_case {
+            for i in 1..bytes.len() {
+                if bytes[i - 1].is_ascii_lowercase() && bytes[i].is_ascii_uppercase() {
+                    self.ascii_piece(&word[start..i], out);
+                    start = i;
+                }
+            }
+        }
+        self.ascii_piece(&word[start..], out);
+    }
+
+    fn ascii_piece(&mut self, piece: &str, out: &mut dyn FnMut(&str)) {
+        let bytes = piece.as_bytes();
+        if bytes.len() < 2 || bytes.iter().all(u8::is_ascii_digit) {
+            return;
+        }
+        if bytes.iter().any(u8::is_ascii_uppercase) {
+            self.word.clear();
+            self.word.push_str(piece);
+            self.word.make_ascii_lowercase();
+            out(&self.word);
+            self.word.clear();
+        } else {
+            out(piece);
+        }
     }
 
     fn flush(&mut self, out: &mut dyn FnMut(&str)) {
@@ -350,6 +400,30 @@ mod tests {
         assert_eq!(field(1), ["body:1", "main:1", "post:2"], "camelCase and dashes split class words");
         assert_eq!(field(2), ["bikes:1", "reply:1", "to:1"]);
         assert_eq!(field(3), ["forum:1", "php:1", "viewtopic:1"], "the host and the query are not path words");
+    }
+
+    /// Every word by the general path alone, character by character.
+    fn split_slowly(text: &str, camel_case: bool) -> Vec<String> {
+        let (mut words, mut got, mut previous_lower) = (Words::default(), Vec::new(), false);
+        for c in text.chars() {
+            words.push_char(c, camel_case, &mut previous_lower, &mut |w| got.push(w.to_string()));
+        }
+        words.flush(&mut |w| got.push(w.to_string()));
+        got
+    }
+
+    proptest::proptest! {
+        /// The fast path for ASCII words cuts and lower-cases as the general path does.
+        #[test]
+        fn ascii_words_split_as_characters_do(
+            chars in proptest::collection::vec(proptest::sample::select(vec!['a', 'b', 'Q', 'Z', '0', '7', '-', ' ', '_', 'é', 'É', 'ß', '中', '٣', '\u{301}']), 0..30),
+            camel_case: bool,
+        ) {
+            let text: String = chars.into_iter().collect();
+            let mut got = Vec::new();
+            Words::default().split(&text, camel_case, &mut |w| got.push(w.to_string()));
+            proptest::prop_assert_eq!(got, split_slowly(&text, camel_case), "{:?}", text);
+        }
     }
 
     #[test]

@@ -182,23 +182,27 @@ fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits,
     // One parse serves every extractor: Web2Text's pre-pass keeps a superset of the others'.
     let prepass = extractors.iter().find(|e| e.uses_web2text() || **e == Extractor::Combined).map_or(Extractor::Article.prepass(), |e| e.prepass());
     let dom = html.as_ref().ok().map(|h| Dom::parse_with(h, DomLimits { max_elements: limits.max_elements, deadline: None }, prepass));
+    // One analysis serves every extractor too (Algorithm 2 runs once).
+    let analysis = match &dom {
+        Some(Ok(dom)) => Some(PageAnalysis::with_page_types(dom, prediction.map(|p| p.probabilities))),
+        _ => None,
+    };
     extractors
         .iter()
         .map(|&extractor| {
-            let result = match (&html, &dom) {
-                (Err(e), _) => Err(e.to_string()),
-                (Ok(h), _) if extractor == Extractor::AllText => all_text(h, limits).map_err(|e| e.to_string()),
-                (Ok(_), Some(Ok(dom))) => {
+            let result = match (&html, &dom, &analysis) {
+                (Err(e), _, _) => Err(e.to_string()),
+                (Ok(h), _, _) if extractor == Extractor::AllText => all_text(h, limits).map_err(|e| e.to_string()),
+                (Ok(_), _, Some(analysis)) => {
                     let genre = match extractor {
                         Extractor::Oracle => Some(page.genre),
                         e if e.uses_genre() => predicted,
                         _ => None,
                     };
-                    let analysis = PageAnalysis::with_page_types(dom, prediction.map(|p| p.probabilities));
-                    extractor.extract_page(&analysis, genre).map_err(|e| e.to_string())
+                    extractor.extract_page(analysis, genre).map_err(|e| e.to_string())
                 }
-                (Ok(_), Some(Err(e))) => Err(e.to_string()),
-                (Ok(_), None) => Err("no DOM".into()),
+                (Ok(_), Some(Err(e)), None) => Err(e.to_string()),
+                (Ok(_), _, None) => Err("no DOM".into()),
             };
             let (text, used_genre, error) = match result {
                 Ok(e) => (e.text, e.genre, None),

@@ -525,7 +525,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 }
                 let predicted = cheap;
                 let genre = predicted.as_ref().map(|p| p.genre);
-                let page_analysis = PageAnalysis::with_page_types(&dom, predicted.as_ref().map(|p| p.probabilities));
+                let page_analysis = page_analysis.given_page_types(predicted.as_ref().map(|p| p.probabilities));
                 prediction = predicted;
                 match config.extractor.extract_parsed(&page.html, &page_analysis, genre, &config.extract_limits) {
                     Ok(e) => e,
