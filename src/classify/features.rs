@@ -252,6 +252,35 @@ fn count_prices(text: &str) -> u64 {
     n
 }
 
+/// Counts a text's punctuation and digits into `counts`; returns its characters that are
+/// not white space and whether it has a currency sign. One pass: the text is most of what
+/// the walk reads, and ASCII characters (most of them) are told apart by their byte.
+fn count_text(text: &str, counts: &mut Counts) -> (u64, bool) {
+    let (mut chars, mut money) = (0u64, false);
+    for c in text.chars() {
+        if !c.is_ascii() {
+            chars += u64::from(!c.is_whitespace());
+            money |= CURRENCY_SIGNS.contains(&c);
+            continue;
+        }
+        match c {
+            // char::is_whitespace's ASCII characters.
+            '\t' | '\n' | '\x0b' | '\x0c' | '\r' | ' ' => continue,
+            '.' => counts.punctuation[0] += 1,
+            ',' => counts.punctuation[1] += 1,
+            ';' => counts.punctuation[2] += 1,
+            ':' => counts.punctuation[3] += 1,
+            '?' => counts.punctuation[4] += 1,
+            '!' => counts.punctuation[5] += 1,
+            '0'..='9' => counts.digits += 1,
+            '$' => money = true,
+            _ => {}
+        }
+        chars += 1;
+    }
+    (chars, money)
+}
+
 /// Tags whose text is not shown.
 const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head"];
 
@@ -262,21 +291,7 @@ fn walk(dom: &Dom, counts: &mut Counts, clusters: &mut HashMap<u64, u32>) {
         let node = &dom.nodes[id];
         match &node.data {
             NodeData::Text(text) if !hidden => {
-                // One pass over the characters: the text is most of what this walk reads.
-                let (mut chars, mut money) = (0u64, false);
-                for c in text.chars() {
-                    chars += u64::from(!c.is_whitespace());
-                    match c {
-                        '.' => counts.punctuation[0] += 1,
-                        ',' => counts.punctuation[1] += 1,
-                        ';' => counts.punctuation[2] += 1,
-                        ':' => counts.punctuation[3] += 1,
-                        '?' => counts.punctuation[4] += 1,
-                        '!' => counts.punctuation[5] += 1,
-                        '0'..='9' => counts.digits += 1,
-                        c => money |= CURRENCY_SIGNS.contains(&c),
-                    }
-                }
+                let (chars, money) = count_text(text, counts);
                 counts.text_chars += chars;
                 if money {
                     counts.prices += count_prices(text);
@@ -354,6 +369,27 @@ fn words_under(dom: &Dom, id: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The byte-wise ASCII branch counts what the plain Unicode tests count.
+        #[test]
+        fn text_is_counted_as_the_unicode_tests_count_it(
+            chars in proptest::collection::vec(proptest::sample::select(vec![
+                'a', 'Z', '0', '9', '.', ',', ';', ':', '?', '!', '$', '€', '£', '¥', '₹', ' ', '\t', '\n', '\r', '\x0b', '\x0c', '\x1c', '\x1f',
+                '\u{85}', '\u{a0}', '\u{2003}', '\u{3000}', 'é', '中', '٣',
+            ]), 0..40)
+        ) {
+            let text: String = chars.into_iter().collect();
+            let mut counts = Counts::default();
+            let (chars, money) = count_text(&text, &mut counts);
+            proptest::prop_assert_eq!(chars, text.chars().filter(|c| !c.is_whitespace()).count() as u64);
+            proptest::prop_assert_eq!(money, text.chars().any(|c| CURRENCY_SIGNS.contains(&c)));
+            proptest::prop_assert_eq!(counts.digits, text.chars().filter(char::is_ascii_digit).count() as u64);
+            for (i, p) in ['.', ',', ';', ':', '?', '!'].into_iter().enumerate() {
+                proptest::prop_assert_eq!(counts.punctuation[i], text.chars().filter(|&c| c == p).count() as u64);
+            }
+        }
+    }
 
     fn feature(features: &Features, name: &str) -> f32 {
         let i = FEATURES.iter().position(|f| f.name == name).unwrap();
