@@ -77,53 +77,64 @@ pub struct TextStats {
 }
 
 impl TextStats {
-    /// The statistics of one block's text (whitespace already collapsed).
+    /// The statistics of one block's text (whitespace already collapsed), in one pass over
+    /// its characters: words are the runs of alphanumeric characters. It ran for every
+    /// block of every page, so ASCII, nearly all of it, is told by its byte.
     pub fn of(text: &str) -> Self {
         let text = text.trim();
-        let mut s = Self { chars: text.chars().count(), sentences: 1, ..Self::default() };
-        for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
-            s.words += 1;
-            s.word_chars += word.chars().count();
-            if word.chars().next().is_some_and(char::is_uppercase) {
-                s.capitalised += 1;
-            }
-            if is_stopword(word) {
-                s.stopwords += 1;
-            }
-            if word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) {
-                s.year = true;
-            }
-        }
-        // One pass over the characters. A sentence ends at . ? ! ; followed by whitespace
-        // and a capital letter: `after_stop` is 1 right after such a mark, 2 once
-        // whitespace has followed it.
+        let mut s = Self { sentences: 1, ..Self::default() };
+        // Where the word being read started, in bytes.
+        let mut word_start = None;
+        // A sentence ends at . ? ! ; followed by whitespace and a capital letter:
+        // `after_stop` is 1 right after such a mark, 2 once whitespace has followed it.
         let mut after_stop = 0u8;
         let mut last = None;
-        for c in text.chars() {
-            if PUNCTUATION.contains(&c) {
-                s.punctuation += 1;
+        for (at, c) in text.char_indices() {
+            let kind = CharKind::of(c);
+            s.chars += 1;
+            if kind.alphanumeric {
+                s.word_chars += 1;
+                if word_start.is_none() {
+                    word_start = Some(at);
+                    s.words += 1;
+                    s.capitalised += usize::from(kind.uppercase);
+                }
+            } else if let Some(start) = word_start.take() {
+                s.end_word(&text[start..at]);
             }
-            if c.is_numeric() {
-                s.numeric += 1;
-            }
-            if c.is_whitespace() {
+            s.punctuation += usize::from(kind.punctuation);
+            s.numeric += usize::from(kind.numeric);
+            if kind.whitespace {
                 if after_stop > 0 {
                     after_stop = 2;
                 }
             } else {
-                if after_stop == 2 && c.is_uppercase() {
+                if after_stop == 2 && kind.uppercase {
                     s.sentences += 1;
                 }
                 after_stop = u8::from(matches!(c, '.' | '?' | '!' | ';'));
             }
+            s.copyright |= c == '©';
             last = Some(c);
+        }
+        if let Some(start) = word_start {
+            s.end_word(&text[start..]);
         }
         s.ends_with_punctuation = last.is_some_and(|c| PUNCTUATION.contains(&c));
         s.ends_with_question = last == Some('?');
-        s.copyright = text.contains('©');
         s.email = has_email(text);
         s.url = ["http://", "https://", "ftp://", "www."].iter().any(|p| text.contains(p));
         s
+    }
+
+    /// What a whole word adds beyond its count: a stopword, a year.
+    fn end_word(&mut self, word: &str) {
+        if is_stopword(word) {
+            self.stopwords += 1;
+        }
+        if word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) {
+            self.year = true;
+        }
     }
 
     fn add(&mut self, other: &Self) {
@@ -144,6 +155,37 @@ impl TextStats {
         self.url |= other.url;
         self.year |= other.year;
         self.form |= other.form;
+    }
+}
+
+/// What [`TextStats::of`] asks of a character: the `char` methods' answers, looked up for
+/// ASCII.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct CharKind {
+    alphanumeric: bool,
+    uppercase: bool,
+    numeric: bool,
+    whitespace: bool,
+    punctuation: bool,
+}
+
+impl CharKind {
+    fn of(c: char) -> Self {
+        static ASCII: LazyLock<[CharKind; 128]> = LazyLock::new(|| std::array::from_fn(|b| CharKind::general(char::from(b as u8))));
+        match ASCII.get(c as usize) {
+            Some(&kind) => kind,
+            None => Self::general(c),
+        }
+    }
+
+    fn general(c: char) -> Self {
+        Self {
+            alphanumeric: c.is_alphanumeric(),
+            uppercase: c.is_uppercase(),
+            numeric: c.is_numeric(),
+            whitespace: c.is_whitespace(),
+            punctuation: PUNCTUATION.contains(&c),
+        }
     }
 }
 
@@ -494,6 +536,53 @@ pub fn collapse_whitespace(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The statistics as two passes over the characters work them out, the one-pass
+    /// [`TextStats::of`]'s reference.
+    fn two_pass_stats(text: &str) -> TextStats {
+        let text = text.trim();
+        let mut s = TextStats { chars: text.chars().count(), sentences: 1, ..TextStats::default() };
+        for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+            s.words += 1;
+            s.word_chars += word.chars().count();
+            s.capitalised += usize::from(word.chars().next().is_some_and(char::is_uppercase));
+            s.stopwords += usize::from(is_stopword(word));
+            s.year |= word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit());
+        }
+        let mut after_stop = 0u8;
+        for c in text.chars() {
+            s.punctuation += usize::from(PUNCTUATION.contains(&c));
+            s.numeric += usize::from(c.is_numeric());
+            if c.is_whitespace() {
+                after_stop = if after_stop > 0 { 2 } else { 0 };
+            } else {
+                s.sentences += usize::from(after_stop == 2 && c.is_uppercase());
+                after_stop = u8::from(matches!(c, '.' | '?' | '!' | ';'));
+            }
+        }
+        let last = text.chars().last();
+        s.ends_with_punctuation = last.is_some_and(|c| PUNCTUATION.contains(&c));
+        s.ends_with_question = last == Some('?');
+        s.copyright = text.contains('©');
+        s.email = has_email(text);
+        s.url = ["http://", "https://", "ftp://", "www."].iter().any(|p| text.contains(p));
+        s
+    }
+
+    proptest::proptest! {
+        /// One pass gives what two give, on text mixing ASCII of every kind with capitals,
+        /// digits and spaces beyond ASCII, stopwords and years.
+        #[test]
+        fn one_pass_stats_are_the_two_pass_stats(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "Z", "q", "0", "7", "_", ".", ",", "?", "!", ";", ":", "©", "@", " ", "\t", "\n", "\x0b", "\u{a0}",
+                "É", "é", "ß", "Ⅻ", "٣", "²", "中", "😀", "\u{301}", "the", "The", "2024", "www.", "x@y.org", "Über",
+            ]), 0..30)
+        ) {
+            let text: String = pieces.concat();
+            proptest::prop_assert_eq!(TextStats::of(&text), two_pass_stats(&text), "{:?}", text);
+        }
+    }
 
     #[test]
     fn stopwords_are_found_in_any_case() {
