@@ -130,6 +130,10 @@ pub struct TrainExtractArgs {
     #[arg(long, default_value_t = 200)]
     pub trees: usize,
 
+    /// The most splits from a tree's root to a leaf.
+    #[arg(long, default_value_t = 6)]
+    pub depth: usize,
+
     /// How the content blocks follow from the trees' probabilities: the blocks with the
     /// highest expected word F1 (the shipped rule), or those at probability 0.5 or more (the
     /// rule before; docs/extraction.md compares them).
@@ -223,6 +227,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
         folds: args.folds,
         trees: TreeSettings {
             trees: args.trees,
+            max_depth: args.depth,
             context_trees: args.context_trees,
             decision: args.decision.into(),
             selector: args.selector,
