@@ -194,6 +194,8 @@ impl ProcessArgs {
             classifier: classifier.map(std::sync::Arc::new),
             batch_size,
             skip_network: self.skip_network,
+            batch_records: tuning_from_env("GOCE_BATCH_RECORDS").unwrap_or(goce_warc::pipeline::BATCH_RECORDS),
+            in_flight_batches: tuning_from_env("GOCE_IN_FLIGHT_BATCHES").unwrap_or(goce_warc::pipeline::IN_FLIGHT_BATCHES),
         })
     }
 }
@@ -270,4 +272,10 @@ fn fix_malloc_mmap_threshold() {
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
     }
+}
+
+/// A batching setting from the environment, for measuring the pipeline on many cores
+/// (docs/performance.md); unset, empty or not a positive number: the default.
+fn tuning_from_env(name: &str) -> Option<usize> {
+    std::env::var(name).ok()?.trim().parse().ok().filter(|&n: &usize| n > 0)
 }

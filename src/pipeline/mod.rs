@@ -66,6 +66,10 @@ pub struct ProcessConfig {
     pub batch_size: usize,
     /// Benchmarks only: every page gets even type probabilities instead of the network's.
     pub skip_network: bool,
+    /// Records handed to the workers at a time (`BATCH_RECORDS` unless tuned).
+    pub batch_records: usize,
+    /// Batches between the reader and the writer (`IN_FLIGHT_BATCHES` unless tuned).
+    pub in_flight_batches: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -285,14 +289,14 @@ fn process_input_signalling(
         let limits = config.reader;
         let reader_cpu = &reader_cpu;
         let reader_thread = scope.spawn(move || {
-            let read = read_records(reader_input, limits, &tx, &position, &records);
+            let read = read_records(reader_input, limits, config.batch_records.max(1), &tx, &position, &records);
             reader_cpu.store(nanos(thread_cpu_time()), Ordering::Relaxed);
             read
         });
 
         // A batch takes a slot before the workers start on it and frees it once written,
-        // so at most IN_FLIGHT_BATCHES are held, whatever order they finish in.
-        let (slot_tx, slot_rx) = crossbeam_channel::bounded::<()>(IN_FLIGHT_BATCHES);
+        // so at most `in_flight_batches` are held, whatever order they finish in.
+        let (slot_tx, slot_rx) = crossbeam_channel::bounded::<()>(config.in_flight_batches.max(1));
         let (done_tx, done_rx) = crossbeam_channel::unbounded::<(usize, Vec<Processed>)>();
         let counts = &mut counts;
         let writer = &mut writer;
@@ -426,13 +430,14 @@ fn nanos(d: Duration) -> u64 {
 fn read_records(
     input: Box<dyn std::io::Read + Send>,
     limits: ReaderLimits,
+    batch_records: usize,
     tx: &crossbeam_channel::Sender<Vec<ResponseRecord>>,
     position: &AtomicU64,
     records_read: &AtomicU64,
 ) -> std::io::Result<(Counts, Compression)> {
     let mut counts = Counts::default();
     let mut reader = WarcReader::new(input, limits)?;
-    let mut batch = Vec::with_capacity(BATCH_RECORDS);
+    let mut batch = Vec::with_capacity(batch_records);
     let mut batch_bytes = 0;
     loop {
         let next = reader.next_record()?;
@@ -453,11 +458,11 @@ fn read_records(
                 }
             }
         }
-        if batch.len() >= BATCH_RECORDS || batch_bytes >= BATCH_BYTES {
+        if batch.len() >= batch_records || batch_bytes >= BATCH_BYTES {
             batch_bytes = 0;
             position.store(reader.input_offset(), Ordering::Relaxed);
             records_read.store(counts.total_records(), Ordering::Relaxed);
-            if tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS))).is_err() {
+            if tx.send(std::mem::replace(&mut batch, Vec::with_capacity(batch_records))).is_err() {
                 break; // The writer stopped; its error is reported there.
             }
         }
