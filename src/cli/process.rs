@@ -195,7 +195,7 @@ impl ProcessArgs {
             batch_size,
             skip_network: self.skip_network,
             batch_records: tuning_from_env("GOCE_BATCH_RECORDS").unwrap_or(goce_warc::pipeline::BATCH_RECORDS),
-            in_flight_batches: tuning_from_env("GOCE_IN_FLIGHT_BATCHES").unwrap_or(goce_warc::pipeline::IN_FLIGHT_BATCHES),
+            in_flight_batches: tuning_from_env("GOCE_IN_FLIGHT_BATCHES").unwrap_or_else(|| goce_warc::pipeline::in_flight_batches(threads)),
         })
     }
 }

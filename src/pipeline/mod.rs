@@ -37,11 +37,17 @@ pub const BATCH_RECORDS: usize = 256;
 pub const BATCH_BYTES: usize = 8 << 20;
 /// Batches the reader may run ahead of the workers.
 pub const QUEUE_BATCHES: usize = 4;
-/// Batches between the reader and the writer: being processed, or processed and waiting
-/// for the classifier and writer (which take them in input order). More than one keeps
-/// every worker busy while the slowest pages of a batch finish (measured on 16 cores:
-/// one batch at a time left the workers idle most of the time).
+/// Batches between the reader and the writer, at least: being processed, or processed and
+/// waiting for the writer (which takes them in input order). More than one keeps every
+/// worker busy while the slowest pages of a batch finish; see `in_flight_batches`.
 pub const IN_FLIGHT_BATCHES: usize = 4;
+
+/// Batches in flight for `threads` workers: one a worker, so that a slow page holding back
+/// the writer does not leave the other workers without work (measured on 16 cores: 4 in
+/// flight kept them busy 68% of the time, 16 in flight 83%; docs/performance.md).
+pub fn in_flight_batches(threads: usize) -> usize {
+    IN_FLIGHT_BATCHES.max(threads)
+}
 /// Inputs being processed at once: the next one starts while the one before drains.
 pub const INPUTS_AT_ONCE: usize = 2;
 
@@ -281,6 +287,8 @@ fn process_input_signalling(
     let mut stage_seconds = StageSeconds::default();
     // CPU nanoseconds, summed by the threads that spend them.
     let (reader_cpu, workers_cpu) = (AtomicU64::new(0), AtomicU64::new(0));
+    // Wall nanoseconds spent classifying, summed over batches.
+    let classify_nanos = AtomicU64::new(0);
 
     let result = std::thread::scope(|scope| {
         let (tx, rx) = crossbeam_channel::bounded::<Vec<ResponseRecord>>(QUEUE_BATCHES);
@@ -297,42 +305,32 @@ fn process_input_signalling(
         // A batch takes a slot before the workers start on it and frees it once written,
         // so at most `in_flight_batches` are held, whatever order they finish in.
         let (slot_tx, slot_rx) = crossbeam_channel::bounded::<()>(config.in_flight_batches.max(1));
-        let (done_tx, done_rx) = crossbeam_channel::unbounded::<(usize, Vec<Processed>)>();
+        let (done_tx, done_rx) = crossbeam_channel::unbounded::<(usize, Classified)>();
         let counts = &mut counts;
         let writer = &mut writer;
         let (read_position, records_read) = (&read_position, &records_read);
         let workers_cpu = &workers_cpu;
-        let writer_thread = scope.spawn(move || -> Result<(f64, f64, f64), OutputError> {
-            let (mut classify_time, mut write_time, mut write_cpu) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-            let mut finished: BTreeMap<usize, Vec<Processed>> = BTreeMap::new();
+        let classify_nanos = &classify_nanos;
+        let writer_thread = scope.spawn(move || -> Result<(f64, f64), OutputError> {
+            let (mut write_time, mut write_cpu) = (Duration::ZERO, Duration::ZERO);
+            let mut finished: BTreeMap<usize, Classified> = BTreeMap::new();
             let mut next = 0;
-            for (index, processed) in done_rx.iter() {
-                finished.insert(index, processed);
-                while let Some(mut processed) = finished.remove(&next) {
+            for (index, batch) in done_rx.iter() {
+                finished.insert(index, batch);
+                while let Some(batch) = finished.remove(&next) {
                     next += 1;
-                    let started = Instant::now();
-                    if let Some(classifier) = &config.classifier {
-                        let predictions = classify_pending(classifier, config, &processed, counts);
-                        // The text these decide (the combiner's trees) is the workers' job.
-                        pool.install(|| {
-                            processed.par_iter_mut().zip(predictions.par_iter()).for_each(|(p, prediction)| {
-                                let cpu = thread_cpu_time();
-                                finish_pending(p, prediction.as_ref(), config);
-                                workers_cpu.fetch_add(nanos(thread_cpu_time().saturating_sub(cpu)), Ordering::Relaxed);
-                            });
-                        });
+                    let (started, cpu) = (Instant::now(), thread_cpu_time());
+                    if batch.classify_failed > 0 {
+                        *counts.render_notes.entry("classify_failed".to_string()).or_default() += batch.classify_failed;
                     }
-                    let classified = Instant::now();
-                    classify_time += classified - started;
-                    let cpu = thread_cpu_time();
-                    write_batch(processed, counts, writer)?;
-                    write_time += classified.elapsed();
+                    write_batch(batch.processed, counts, writer)?;
+                    write_time += started.elapsed();
                     write_cpu += thread_cpu_time().saturating_sub(cpu);
                     progress.advance(read_position.load(Ordering::Relaxed), records_read.load(Ordering::Relaxed), counts.pages);
                     let _ = slot_rx.recv();
                 }
             }
-            Ok((classify_time.as_secs_f64(), write_time.as_secs_f64(), write_cpu.as_secs_f64()))
+            Ok((write_time.as_secs_f64(), write_cpu.as_secs_f64()))
         });
 
         let (mut reader_wait, mut full_wait) = (Duration::ZERO, Duration::ZERO);
@@ -358,7 +356,13 @@ fn process_input_signalling(
                             processed
                         })
                         .collect();
-                    let _ = done_tx.send((index, processed));
+                    // Classified here, not by the writer: a batch's forward pass then overlaps
+                    // the other batches' pages, and the writer, which must keep input order,
+                    // never waits on the network (measured on 16 cores: docs/performance.md).
+                    let started = Instant::now();
+                    let classified = classify_batch(processed, config, workers_cpu);
+                    classify_nanos.fetch_add(nanos(started.elapsed()), Ordering::Relaxed);
+                    let _ = done_tx.send((index, classified));
                 });
             }
             if let Some(dispatched) = dispatched {
@@ -376,8 +380,8 @@ fn process_input_signalling(
     });
     let (read_result, write_result) = result;
     match write_result {
-        Ok((classify, write, write_cpu)) => {
-            stage_seconds.classify = classify;
+        Ok((write, write_cpu)) => {
+            stage_seconds.classify = classify_nanos.load(Ordering::Relaxed) as f64 / 1e9;
             stage_seconds.write = write;
             stage_seconds.write_cpu = write_cpu;
             stage_seconds.reader_cpu = reader_cpu.load(Ordering::Relaxed) as f64 / 1e9;
@@ -646,7 +650,8 @@ fn set_prediction(row: &mut Row, prediction: &Prediction) {
 /// `batch_size` pictures per forward pass, and completes their rows in place.
 /// The classifier's predictions for the rows still waiting for one, by position in
 /// `processed` (None where no row waits, or where classification failed).
-fn classify_pending(classifier: &Classifier, config: &ProcessConfig, processed: &[Processed], counts: &mut Counts) -> Vec<Option<Prediction>> {
+fn classify_pending(classifier: &Classifier, config: &ProcessConfig, processed: &[Processed]) -> (Vec<Option<Prediction>>, u64) {
+    let mut failed = 0;
     let mut by_position: Vec<Option<Prediction>> = vec![None; processed.len()];
     let waiting: Vec<usize> = processed.iter().enumerate().filter(|(_, p)| matches!(p, Processed::Row(_, _, Some(_)))).map(|(i, _)| i).collect();
     for chunk in waiting.chunks(config.batch_size.max(1)) {
@@ -674,11 +679,31 @@ fn classify_pending(classifier: &Classifier, config: &ProcessConfig, processed: 
                 if let Err(e) = &predictions {
                     tracing::error!("classification failed for {} pages (their rows keep the article text): {e}", chunk.len());
                 }
-                *counts.render_notes.entry("classify_failed".to_string()).or_default() += chunk.len() as u64;
+                failed += chunk.len() as u64;
             }
         }
     }
-    by_position
+    (by_position, failed)
+}
+
+/// A processed batch, its waiting rows completed by the classifier.
+struct Classified {
+    processed: Vec<Processed>,
+    /// Pages whose forward pass failed (their rows keep the article text).
+    classify_failed: u64,
+}
+
+/// Classifies the pages of a processed batch that wait for it and completes their rows;
+/// the combiner's trees run on the workers (counted in `workers_cpu`).
+fn classify_batch(mut processed: Vec<Processed>, config: &ProcessConfig, workers_cpu: &AtomicU64) -> Classified {
+    let Some(classifier) = &config.classifier else { return Classified { processed, classify_failed: 0 } };
+    let (predictions, classify_failed) = classify_pending(classifier, config, &processed);
+    processed.par_iter_mut().zip(predictions.par_iter()).for_each(|(p, prediction)| {
+        let cpu = thread_cpu_time();
+        finish_pending(p, prediction.as_ref(), config);
+        workers_cpu.fetch_add(nanos(thread_cpu_time().saturating_sub(cpu)), Ordering::Relaxed);
+    });
+    Classified { processed, classify_failed }
 }
 
 /// Completes a row that waited for its page's prediction: the genre columns, the text
