@@ -212,6 +212,34 @@ fn inputs_processed_together_give_the_rows_each_gives_alone() {
 }
 
 #[test]
+fn batches_of_one_record_give_the_same_rows_in_the_same_order() {
+    // Batches finish in any order and are classified by the workers; the writer puts them
+    // back in input order. One record a batch and one batch in flight push that hardest.
+    let run_with = |env: &[(&str, &str)]| {
+        let out = tempfile::tempdir().unwrap();
+        let mut cmd = bin();
+        cmd.arg("process").args(samples()).args(["--device", "cpu", "-j", "2", "--quiet", "--out"]).arg(out.path());
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
+        let run = cmd.output().unwrap();
+        assert!(run.status.success(), "{}", stderr(&run));
+        let rows = read_all_rows(out.path());
+        (out, rows)
+    };
+    let (_default_out, default_rows) = run_with(&[]);
+    for env in [[("GOCE_BATCH_RECORDS", "1"), ("GOCE_IN_FLIGHT_BATCHES", "1")], [("GOCE_BATCH_RECORDS", "1"), ("GOCE_IN_FLIGHT_BATCHES", "7")]] {
+        let (_out, rows) = run_with(&env);
+        assert_eq!(rows.len(), 15);
+        let key = |r: &TestRow| (r.warc_file.clone(), r.warc_offset, r.text_sha256.clone(), r.genre.clone(), r.page_type.clone());
+        assert_eq!(rows.iter().map(key).collect::<Vec<_>>(), default_rows.iter().map(key).collect::<Vec<_>>(), "{env:?}");
+        for pair in rows.windows(2).filter(|p| p[0].warc_file == p[1].warc_file) {
+            assert!(pair[0].warc_offset < pair[1].warc_offset, "rows out of input order under {env:?}");
+        }
+    }
+}
+
+#[test]
 fn two_inputs_with_one_file_name_are_refused_before_any_work() {
     // Same file name in two folders: the same shard and manifest names in one --out.
     let dirs = tempfile::tempdir().unwrap();
