@@ -53,6 +53,18 @@ pub struct TrainArgs {
     /// (OUT/genre-cascade.json; the linear and word models it reads come out the same).
     #[arg(long)]
     pub cascade_only: bool,
+
+    /// Also learn from a folder of pages that are all of one page type, split by domain like
+    /// the dataset (e.g. `../shared/data/zyte-products=product`); its test domains are
+    /// scored apart. Repeatable.
+    #[arg(long, value_name = "DIR=TYPE", value_parser = parse_added_pages)]
+    pub add: Vec<goce_warc::train::classify::AddedPages>,
+}
+
+fn parse_added_pages(spec: &str) -> Result<goce_warc::train::classify::AddedPages, String> {
+    let (dir, name) = spec.rsplit_once('=').ok_or("want DIR=TYPE, e.g. ../shared/data/zyte-products=product")?;
+    let page_type = goce_warc::classify::PageType::parse(name).ok_or_else(|| format!("{name:?} is not one of the seven page types"))?;
+    Ok(goce_warc::train::classify::AddedPages { dir: PathBuf::from(dir), page_type })
 }
 
 #[derive(Args, Debug)]
@@ -181,6 +193,7 @@ pub(super) fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         device: args.device,
         check_pages: args.check_page,
         cascade_only: args.cascade_only,
+        added: args.add,
         ..TrainConfig::default()
     };
     rayon::ThreadPoolBuilder::new().num_threads(config.threads.max(1)).build_global().ok();
@@ -292,5 +305,20 @@ impl From<DecisionArg> for goce_warc::extract::combine::Decision {
             DecisionArg::ExpectedF1 => Self::ExpectedF1,
             DecisionArg::Threshold => Self::Threshold,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn added_pages_name_a_folder_and_one_of_the_seven_types() {
+        let added = parse_added_pages("../shared/data/zyte-products=product").unwrap();
+        assert_eq!(added.dir, PathBuf::from("../shared/data/zyte-products"));
+        assert_eq!(added.page_type, goce_warc::classify::PageType::Product);
+        assert_eq!(added.name(), "zyte-products");
+        assert!(parse_added_pages("../shared/data/zyte-products").unwrap_err().contains("DIR=TYPE"));
+        assert!(parse_added_pages("pages=recipe").unwrap_err().contains("not one of the seven page types"));
     }
 }

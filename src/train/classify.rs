@@ -62,6 +62,24 @@ pub struct TrainConfig {
     /// Keep the ResNet in `out` and refit only the cascade's gate (and the linear models
     /// and word model it reads, which come out the same).
     pub cascade_only: bool,
+    /// More pages of one known type each (a folder `dataset::load` reads, e.g. 140 product
+    /// pages from 62 sites), split by domain like the dataset's. Their test domains are scored
+    /// apart (`test: NAME`), so `test` stays the dataset's own.
+    pub added: Vec<AddedPages>,
+}
+
+/// A folder of pages that are all of one page type.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AddedPages {
+    pub dir: PathBuf,
+    pub page_type: PageType,
+}
+
+impl AddedPages {
+    /// The folder's name: the prefix of its pages' ids and the name of its test scores.
+    pub fn name(&self) -> String {
+        self.dir.file_name().map_or_else(|| self.dir.display().to_string(), |n| n.to_string_lossy().into_owned())
+    }
 }
 
 impl Default for TrainConfig {
@@ -90,6 +108,7 @@ impl Default for TrainConfig {
             device: DeviceChoice::Cpu,
             check_pages: Vec::new(),
             cascade_only: false,
+            added: Vec::new(),
         }
     }
 }
@@ -185,7 +204,17 @@ pub fn write_samples(samples: &[Sample], path: &Path) -> Result<(), ClassifyErro
 
 /// Renders and featurises every page of the dataset (in parallel).
 pub fn prepare(config: &TrainConfig) -> Result<(Vec<Sample>, BTreeMap<String, usize>), ClassifyError> {
-    let pages = dataset::load(&config.dataset).map_err(|e| ClassifyError::Training { what: config.dataset.display().to_string(), detail: e.to_string() })?;
+    let load = |dir: &Path| dataset::load(dir).map_err(|e| ClassifyError::Training { what: dir.display().to_string(), detail: e.to_string() });
+    let mut pages = load(&config.dataset)?;
+    for added in &config.added {
+        let name = added.name();
+        pages.extend(load(&added.dir)?.into_iter().map(|page| dataset::GoldPage {
+            id: format!("{name}/{}", page.id),
+            page_type: added.page_type.name().to_string(),
+            genre: added.page_type.genre(),
+            ..page
+        }));
+    }
     let options = RenderOptions::default();
     let limits = ExtractLimits::default();
     let results: Vec<Result<Sample, String>> = pages
@@ -341,7 +370,16 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     let (samples, skipped) = prepare(config)?;
     let prepare_seconds = started.elapsed().as_secs_f64();
     let by_split = |split: Split| samples.iter().filter(|s| s.split == split).collect::<Vec<_>>();
-    let (train_set, validation_set, test_set) = (by_split(Split::Train), by_split(Split::Validation), by_split(Split::Test));
+    let (train_set, validation_set, all_test) = (by_split(Split::Train), by_split(Split::Validation), by_split(Split::Test));
+    // The added pages' test domains are scored apart; `test` stays the dataset's own.
+    let added_name = |s: &Sample| s.id.split_once('/').map(|(name, _)| name.to_string());
+    let test_set: Vec<&Sample> = all_test.iter().copied().filter(|s| added_name(s).is_none()).collect();
+    let mut added_tests: BTreeMap<String, Vec<&Sample>> = BTreeMap::new();
+    for s in &all_test {
+        if let Some(name) = added_name(s) {
+            added_tests.entry(format!("test: {name}")).or_default().push(s);
+        }
+    }
     log(&format!(
         "{} pages rendered in {prepare_seconds:.0}s ({} skipped): train {}, validation {}, test {}",
         samples.len(),
@@ -354,7 +392,9 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
         return Err(ClassifyError::Training { what: "split".into(), detail: "a split is empty; the dataset is too small".into() });
     }
     let mut split_pages = BTreeMap::new();
-    for (name, set) in [("train", &train_set), ("validation", &validation_set), ("test", &test_set)] {
+    for (name, set) in
+        [("train", &train_set), ("validation", &validation_set), ("test", &test_set)].into_iter().chain(added_tests.iter().map(|(n, s)| (n.as_str(), s)))
+    {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for s in set.iter() {
             *counts.entry(s.label.name().to_string()).or_default() += 1;
@@ -475,15 +515,29 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     // Score the saved (best) network exactly as goce-warc will load it.
     let net = GenreNet::load(&config.out, Device::Cpu)?;
     let mut resnet = BTreeMap::new();
-    for (name, set) in [("validation", &validation_set), ("test", &test_set)] {
+    for (name, set) in [("validation", &validation_set), ("test", &test_set)].into_iter().chain(added_tests.iter().map(|(n, s)| (n.as_str(), s))) {
         let predicted = predict_samples(&net, set)?;
         let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
-        resnet.insert(name.to_string(), score(&gold, &predicted));
+        let scores = score(&gold, &predicted);
+        log(&format!("resnet: {name} ({} pages) type accuracy {:.3}, genre accuracy {:.3}", set.len(), scores.type_accuracy, scores.genre_accuracy));
+        resnet.insert(name.to_string(), scores);
     }
-    log(&format!("resnet: test type accuracy {:.3}, genre accuracy {:.3}", resnet["test"].type_accuracy, resnet["test"].genre_accuracy));
     record_check_outputs(config, &net, &linear)?;
     if fuse_words {
-        write_cascade(config, &net, &all_linear, &validation_set, &test_set, log)?;
+        let gate = write_cascade(config, &net, &all_linear, &validation_set, &test_set, log)?;
+        for (name, set) in &added_tests {
+            let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
+            let linear: Vec<Prediction> = set
+                .iter()
+                .map(|s| Prediction::from_probabilities(all_linear.probabilities(&crate::classify::resnet::fused_row(&s.features, net.words.as_ref()))))
+                .collect();
+            let (predicted, to_network) = cascade::combine_predictions(&linear, &predict_samples(&net, set)?, gate.sure_at);
+            let scores = score(&gold, &predicted);
+            log(&format!(
+                "cascade: {name} type accuracy {:.3}, genre accuracy {:.3} ({to_network:.2} to the network)",
+                scores.type_accuracy, scores.genre_accuracy
+            ));
+        }
     }
 
     let report = TrainReport {
