@@ -74,7 +74,7 @@ pub struct ProcessConfig {
     pub skip_network: bool,
     /// Records handed to the workers at a time (`BATCH_RECORDS` unless tuned).
     pub batch_records: usize,
-    /// Batches between the reader and the writer (`IN_FLIGHT_BATCHES` unless tuned).
+    /// Batches between the reader and the writer (`in_flight_batches(threads)` unless tuned).
     pub in_flight_batches: usize,
 }
 
@@ -647,9 +647,8 @@ fn set_prediction(row: &mut Row, prediction: &Prediction) {
 }
 
 /// Runs the classifier over the pages of a processed batch that wait for it,
-/// `batch_size` pictures per forward pass, and completes their rows in place.
-/// The classifier's predictions for the rows still waiting for one, by position in
-/// `processed` (None where no row waits, or where classification failed).
+/// `batch_size` pictures per forward pass: the predictions by position in `processed`
+/// (None where no row waits, or where classification failed), and how many pages failed.
 fn classify_pending(classifier: &Classifier, config: &ProcessConfig, processed: &[Processed]) -> (Vec<Option<Prediction>>, u64) {
     let mut failed = 0;
     let mut by_position: Vec<Option<Prediction>> = vec![None; processed.len()];

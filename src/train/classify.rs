@@ -527,10 +527,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
         let gate = write_cascade(config, &net, &all_linear, &validation_set, &test_set, log)?;
         for (name, set) in &added_tests {
             let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
-            let linear: Vec<Prediction> = set
-                .iter()
-                .map(|s| Prediction::from_probabilities(all_linear.probabilities(&crate::classify::resnet::fused_row(&s.features, net.words.as_ref()))))
-                .collect();
+            let linear = gate_predictions(&all_linear, &net, set);
             let (predicted, to_network) = cascade::combine_predictions(&linear, &predict_samples(&net, set)?, gate.sure_at);
             let scores = score(&gold, &predicted);
             log(&format!(
@@ -576,10 +573,7 @@ fn write_cascade(
     let mut sweep = Vec::new();
     for (name, set) in [("validation", validation), ("test", test)] {
         let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
-        let linear: Vec<Prediction> = set
-            .iter()
-            .map(|s| Prediction::from_probabilities(fused.probabilities(&crate::classify::resnet::fused_row(&s.features, net.words.as_ref()))))
-            .collect();
+        let linear = gate_predictions(fused, net, set);
         let from_net = predict_samples(net, set)?;
         for sure_at in cascade::thresholds() {
             let (predicted, to_network) = cascade::combine_predictions(&linear, &from_net, sure_at);
@@ -616,6 +610,11 @@ fn choose_threshold(set: &[&Sample], probabilities: &[[f32; PAGE_TYPE_COUNT]]) -
         }
     }
     best.1
+}
+
+/// The cascade gate's own predictions: its linear model over each page's fused inputs.
+fn gate_predictions(fused: &LinearModel, net: &GenreNet, set: &[&Sample]) -> Vec<Prediction> {
+    set.iter().map(|s| Prediction::from_probabilities(fused.probabilities(&crate::classify::resnet::fused_row(&s.features, net.words.as_ref())))).collect()
 }
 
 fn predict_samples(net: &GenreNet, set: &[&Sample]) -> Result<Vec<Prediction>, ClassifyError> {
