@@ -31,8 +31,11 @@ lint:  ## rustfmt check, clippy over every target with warnings as errors (unwra
 # The pages whose pictures and model outputs are recorded in models/check for the regression test.
 CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
 
-model: build  ## Retrain the ResNet, the default cascade's gate and the html-features baseline on WCXB-dev on this CPU (~5 min after the build); rewrites models/
-	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --out models $(addprefix --check-page ,$(CHECK_PAGES))
+# Pages of one known type from sites outside WCXB-dev, split by domain like WCXB-dev (issue 31).
+MODEL_ADD := $(SHARED)/data/zyte-products=product $(SHARED)/data/scrapinghub=article
+
+model: build  ## Retrain the ResNet, the default cascade's gate and the html-features baseline on WCXB-dev plus zyte-products and Scrapinghub on this CPU (~5 min after the build); rewrites models/
+	$(BIN) train --dataset $(SHARED)/data/wcxb-dev $(addprefix --add ,$(MODEL_ADD)) --out models $(addprefix --check-page ,$(CHECK_PAGES))
 
 cv-heads: cv-samples  ## Grouped 5-fold CV over the training and validation domains: does any head over the ResNet's fused inputs reach 95% genre accuracy? (~3 min after the build; scikit-learn in target/cv-venv)
 	target/cv-venv/bin/python scripts/cv_heads.py target/eval/samples.jsonl --dataset $(SHARED)/data/wcxb-dev
@@ -120,15 +123,15 @@ clean:
 # The GOCE extraction issue's targets for the held-out fifth, oracle genre (README,
 # "Extraction quality": measured 0.861 / 0.891 / 0.764).
 EXTRACTION_FLOORS := oracle:all=0.86,article=0.89,list-view=0.75
-# The combiner (the default), held-out fifth: measured 0.864 / 0.900 / 0.747 (docs/extraction.md,
-# "Held-out fifth": the CV over four times the pages measures its list-view genre +0.034 over goce).
-COMBINED_FLOORS := combined:all=0.86,article=0.89,list-view=0.74
+# The combiner (the default), held-out fifth: measured 0.864 / 0.897 / 0.757 (docs/extraction.md,
+# "Held-out fifth": the CV over four times the pages measures its list-view genre +0.039 over goce).
+COMBINED_FLOORS := combined:all=0.86,article=0.89,list-view=0.75
 
-# The combiner in domain-grouped 5-fold CV (docs/extraction.md, measured: WCXB-dev 0.867 against
-# goce's 0.846 with 41 pages under 0.3 against 57; list-view genre 0.735 against 0.701; article
-# genre 0.903; no page type below goce; CleanEval 0.933, Scrapinghub 0.936): a little under each.
-CV_FLOORS := wcxb/all:f1=0.862 wcxb/all:gain=0.017 wcxb/all:under=44 wcxb/list-view_genre:f1=0.728 \
-  wcxb/list-view_genre:gain=0.028 wcxb/article_genre:f1=0.898 'wcxb/*:gain=-0.01' cleaneval/all:f1=0.928 scrapinghub/all:f1=0.931
+# The combiner in domain-grouped 5-fold CV (docs/extraction.md, measured 2026-11-26: WCXB-dev 0.867
+# against goce's 0.845 with 42 pages under 0.3 against 57; list-view genre 0.738 against 0.699;
+# article genre 0.903; no page type below goce; CleanEval 0.933, Scrapinghub 0.947): a little under each.
+CV_FLOORS := wcxb/all:f1=0.862 wcxb/all:gain=0.017 wcxb/all:under=44 wcxb/list-view_genre:f1=0.733 \
+  wcxb/list-view_genre:gain=0.034 wcxb/article_genre:f1=0.898 'wcxb/*:gain=-0.01' cleaneval/all:f1=0.928 scrapinghub/all:f1=0.931
 
 # Web2Text retrained from scratch into target/eval/web2text (not models/): block F1 on the
 # 148 CleanEval test pages and word F1 on WCXB-dev's held-aside fifth must stay above
@@ -159,11 +162,13 @@ cc-slice: build  ## Fetch WARC files FIRST..FIRST+COUNT-1 of CRAWL (resumable) a
 cc-slurm: build  ## The same, but submitted as a Slurm array (one task per WARC file)
 	CC_SLURM=1 CC_BASE=$(CC_BASE) CC_DIR=$(CC_DIR) CC_OUT=$(CC_OUT) GOCE_WARC=$(realpath $(BIN)) bash scripts/cc_slice.sh $(CRAWL) $(FIRST) $(COUNT)
 
-# The default classifier on sites outside WCXB-dev (measured 2026-11-26: zyte-products type
-# 82.1% / genre 87.9%, Scrapinghub 87.3% / 88.4%): a few points under each.
-NEW_SITES_FLOORS := zyte-products:type=0.78 zyte-products:genre=0.84 scrapinghub:type=0.83 scrapinghub:genre=0.84
+# The default classifier on sites it did not train on: the test domains of zyte-products (39
+# pages, 11 sites) and Scrapinghub (33 pages, 22 sites), measured 100% type and genre on both
+# (2026-11-26; before the sets were trained on, 82.1% / 87.9% and 87.3% / 88.4% over every page).
+# One page is 2.6 to 3 points here, so the floors allow three misses.
+NEW_SITES_FLOORS := zyte-products:type=0.9 zyte-products:genre=0.9 scrapinghub:type=0.9 scrapinghub:genre=0.9
 
-eval-new-sites: build  ## The default classifier on 140 product pages from 62 sites (zyte-products) and Scrapinghub's 181 news pages, through process: type and genre accuracy (target/eval/new-sites/)
+eval-new-sites: build  ## The default classifier on 140 product pages from 62 sites (zyte-products) and Scrapinghub's 181 news pages, through process: type and genre accuracy on the sites it did not train on (the sets' test domains; target/eval/new-sites/)
 	$(PYTHON) scripts/eval_new_sites.py --binary $(BIN) --shared $(SHARED) --work target/eval/new-sites $(NEW_SITES_FLOORS)
 
 eval-classifier: build  ## goce with each classifier's genre (the default cascade, resnet, html-features) beside oracle on the classifier's held-out test domains (target/eval/classifier-*.json)

@@ -3,10 +3,13 @@
 #   h100-runs.sh batching    (log h100-scaling-batching.log; binary 6ca0e37)
 #   h100-runs.sh old-and-new (log h100-scaling-classify-in-workers.log; .gpu/goce-warc.xz a716f45, .gpu/goce-warc-old.xz 6ca0e37)
 #   h100-runs.sh cuda-long   (log h100-cuda-long-run.log; a716f45)
+# The eleventh session's (2026-11-26), after `make model` with `--add` and `make model-extract`:
+#   h100-runs.sh new-models  (log h100-new-models.log; the a716f45 binary, whose `process` and
+#                             `classify` code is unchanged since, with the working tree's models/)
 # Run from the repository root with .gpu/ carried: goce-warc.xz (stripped, built by scripts/build_against_torch.sh
 # against the machine's PyTorch), classify-bench.xz (batching only), pages.tar.xz (the WCXB-dev pages), make_warc.py.
 set -uo pipefail
-case ${1:-} in batching | old-and-new | cuda-long) ;; *) echo "usage: h100-runs.sh batching|old-and-new|cuda-long" >&2; exit 2 ;; esac
+case ${1:-} in batching | old-and-new | cuda-long | new-models) ;; *) echo "usage: h100-runs.sh batching|old-and-new|cuda-long|new-models" >&2; exit 2 ;; esac
 G=$PWD/.gpu; W=/tmp/g; mkdir -p $W
 exec > "$OUT/log" 2>&1
 T0=$(date +%s)
@@ -203,8 +206,55 @@ one default-cpu 16 -- $F16 --out $W/o-cpu --device cpu
 echo "== done"; el
 }
 
+new_models() {
+echo "== 1. the shipped models on CUDA against the CPU: classify --classifier resnet over the 299 held-out pages"; el
+mapfile -t held < <(find $PAGES/html -maxdepth 1 -type f | sort | awk 'NR % 5 == 0')
+$BIN classify --json --classifier resnet --device cpu "${held[@]}" > $W/c-cpu.jsonl
+$BIN classify --json --classifier resnet --device cuda "${held[@]}" > $W/c-cuda.jsonl
+python3 - $W/c-cpu.jsonl $W/c-cuda.jsonl <<'PY'
+import json, sys
+cpu, gpu = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
+t = sum(a["page_type"] == b["page_type"] for a, b in zip(cpu, gpu)); g = sum(a["genre"] == b["genre"] for a, b in zip(cpu, gpu))
+d = max(abs(a["probabilities"][k] - b["probabilities"][k]) for a, b in zip(cpu, gpu) for k in a["probabilities"])
+print(f"classify --classifier resnet, {len(cpu)} held-out pages ({len(gpu)} on CUDA): page type agrees on {t}, genre on {g}; largest probability difference {d:.4f}")
+PY
+for d in cpu cuda auto; do $BIN process sample-warcs/*.warc* --out $W/s-$d --overwrite --quiet --device $d || echo "sample-warcs --device $d failed"; done
+python3 - $W <<'PY'
+import glob, sys, pyarrow.parquet as pq
+w = sys.argv[1]
+def rows(d):
+    return {r["warc_record_id"]: r for f in sorted(glob.glob(f"{w}/s-{d}/*.parquet")) if "manifest" not in f for r in pq.read_table(f).to_pylist()}
+a = rows("cpu")
+for d in ("cuda", "auto"):
+    b = rows(d)
+    print(f"sample-warcs --device {d}: {len(b)} rows vs cpu {len(a)}; rows differing", {c: sum(a[k].get(c) != b.get(k, {}).get(c) for k in a) for c in ("genre", "page_type", "text", "title")})
+PY
+echo "== 2. -j 16, 2 files (2,994 pages): the default on CUDA, on the CPU, extraction only; two rounds in turn"; el; hdr
+for r in 1 2; do
+  one default-cuda 16 -- $F2 --out $W/o-cuda --device cuda
+  one default-cpu 16 -- $F2 --out $W/o-cpu --device cpu
+  one extract 16 -- $F2 --out $W/o --classifier none
+done
+python3 - $W <<'PY'
+import glob, sys, pyarrow.parquet as pq
+w = sys.argv[1]
+def rows(d):
+    return {(r["warc_file"], r["warc_record_id"]): r for f in sorted(glob.glob(f"{w}/{d}/*.parquet")) if "manifest" not in f for r in pq.read_table(f).to_pylist()}
+x, y = rows("o-cpu"), rows("o-cuda")
+diff = {c: sum(x[k].get(c) != y.get(k, {}).get(c) for k in x) for c in ("genre", "page_type", "text", "title")}
+print(f"o-cuda ({len(y)} rows) against o-cpu ({len(x)} rows): rows differing {diff}")
+PY
+echo "== 3. -j 16, 16 inputs (23,952 pages): the default on CUDA and on the CPU, extraction only"; el; hdr
+F16=$(for k in $(seq 1 16); do printf '%s ' $W/w$k.warc.gz; done)
+one default-cuda 16 -- $F16 --out $W/o-cuda --device cuda
+one default-cpu 16 -- $F16 --out $W/o-cpu --device cpu
+one extract 16 -- $F16 --out $W/o --classifier none
+echo "== done"; el
+}
+
 case $1 in
   batching) batching ;;
   old-and-new) old_and_new ;;
   cuda-long) cuda_long ;;
+  new-models) new_models ;;
 esac
