@@ -78,6 +78,31 @@ PY
   done
 }
 
+# The ResNet on CUDA against the CPU over the 299 held-out pages, and sample-warcs/ with each --device.
+cuda_agrees_with_cpu() {
+mapfile -t held < <(find $PAGES/html -maxdepth 1 -type f | sort | awk 'NR % 5 == 0')
+$BIN classify --json --classifier resnet --device cpu "${held[@]}" > $W/c-cpu.jsonl
+$BIN classify --json --classifier resnet --device cuda "${held[@]}" > $W/c-cuda.jsonl
+python3 - $W/c-cpu.jsonl $W/c-cuda.jsonl <<'PY'
+import json, sys
+cpu, gpu = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
+t = sum(a["page_type"] == b["page_type"] for a, b in zip(cpu, gpu)); g = sum(a["genre"] == b["genre"] for a, b in zip(cpu, gpu))
+d = max(abs(a["probabilities"][k] - b["probabilities"][k]) for a, b in zip(cpu, gpu) for k in a["probabilities"])
+print(f"classify --classifier resnet, {len(cpu)} held-out pages ({len(gpu)} on CUDA): page type agrees on {t}, genre on {g}; largest probability difference {d:.4f}")
+PY
+for d in cpu cuda auto; do $BIN process sample-warcs/*.warc* --out $W/s-$d --overwrite --quiet --device $d || echo "sample-warcs --device $d failed"; done
+python3 - $W <<'PY'
+import glob, sys, pyarrow.parquet as pq
+w = sys.argv[1]
+def rows(d):
+    return {r["warc_record_id"]: r for f in sorted(glob.glob(f"{w}/s-{d}/*.parquet")) if "manifest" not in f for r in pq.read_table(f).to_pylist()}
+a = rows("cpu")
+for d in ("cuda", "auto"):
+    b = rows(d)
+    print(f"sample-warcs --device {d}: {len(b)} rows vs cpu {len(a)}; rows differing", {c: sum(a[k].get(c) != b.get(k, {}).get(c) for k in a) for c in ("genre", "page_type", "text", "title")})
+PY
+}
+
 batching() {
 echo "== 1. one process, extraction only (--classifier none): -j 1, 2 on 2 files (2,994 pages), -j 4, 8, 16 on 4 (5,988)"; el; hdr
 for j in 1 2; do one extract $j -- $F2 --out $W/o --classifier none; done
@@ -115,27 +140,7 @@ for d in ("o-cuda", "o-cpu16", "o-cpu16b", "o-cuda16"):
     conf = max(abs((a[k].get("genre_confidence") or 0) - (b[k].get("genre_confidence") or 0)) for k in a if k in b)
     print(f"{d} ({len(b)} rows) against o-cpu (-j 16, {len(a)} rows): rows differing {diff}; largest confidence difference {conf:.4f}")
 PY
-mapfile -t held < <(find $PAGES/html -maxdepth 1 -type f | sort | awk 'NR % 5 == 0')
-$BIN classify --json --classifier resnet --device cpu "${held[@]}" > $W/c-cpu.jsonl
-$BIN classify --json --classifier resnet --device cuda "${held[@]}" > $W/c-cuda.jsonl
-python3 - $W/c-cpu.jsonl $W/c-cuda.jsonl <<'PY'
-import json, sys
-cpu, gpu = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
-t = sum(a["page_type"] == b["page_type"] for a, b in zip(cpu, gpu)); g = sum(a["genre"] == b["genre"] for a, b in zip(cpu, gpu))
-d = max(abs(a["probabilities"][k] - b["probabilities"][k]) for a, b in zip(cpu, gpu) for k in a["probabilities"])
-print(f"classify --classifier resnet, {len(cpu)} held-out pages ({len(gpu)} on CUDA): page type agrees on {t}, genre on {g}; largest probability difference {d:.4f}")
-PY
-for d in cpu cuda auto; do $BIN process sample-warcs/*.warc* --out $W/s-$d --overwrite --quiet --device $d || echo "sample-warcs --device $d failed"; done
-python3 - $W <<'PY'
-import glob, sys, pyarrow.parquet as pq
-w = sys.argv[1]
-def rows(d):
-    return {r["warc_record_id"]: r for f in sorted(glob.glob(f"{w}/s-{d}/*.parquet")) if "manifest" not in f for r in pq.read_table(f).to_pylist()}
-a = rows("cpu")
-for d in ("cuda", "auto"):
-    b = rows(d)
-    print(f"sample-warcs --device {d}: {len(b)} rows vs cpu {len(a)}; rows differing", {c: sum(a[k].get(c) != b.get(k, {}).get(c) for k in a) for c in ("genre", "page_type", "text", "title")})
-PY
+cuda_agrees_with_cpu
 $BIN -v process sample-warcs/articles.warc.gz --out $W/s-log --overwrite --quiet 2>&1 | grep -i -E "cuda|device" | head -3
 echo "== 5. the same 16 cores, 23,952 pages (16 inputs of 1,497): P processes x -j W, extraction only"; el
 layouts "16 1" "4 4" "2 8" "1 16"
@@ -208,27 +213,7 @@ echo "== done"; el
 
 new_models() {
 echo "== 1. the shipped models on CUDA against the CPU: classify --classifier resnet over the 299 held-out pages"; el
-mapfile -t held < <(find $PAGES/html -maxdepth 1 -type f | sort | awk 'NR % 5 == 0')
-$BIN classify --json --classifier resnet --device cpu "${held[@]}" > $W/c-cpu.jsonl
-$BIN classify --json --classifier resnet --device cuda "${held[@]}" > $W/c-cuda.jsonl
-python3 - $W/c-cpu.jsonl $W/c-cuda.jsonl <<'PY'
-import json, sys
-cpu, gpu = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
-t = sum(a["page_type"] == b["page_type"] for a, b in zip(cpu, gpu)); g = sum(a["genre"] == b["genre"] for a, b in zip(cpu, gpu))
-d = max(abs(a["probabilities"][k] - b["probabilities"][k]) for a, b in zip(cpu, gpu) for k in a["probabilities"])
-print(f"classify --classifier resnet, {len(cpu)} held-out pages ({len(gpu)} on CUDA): page type agrees on {t}, genre on {g}; largest probability difference {d:.4f}")
-PY
-for d in cpu cuda auto; do $BIN process sample-warcs/*.warc* --out $W/s-$d --overwrite --quiet --device $d || echo "sample-warcs --device $d failed"; done
-python3 - $W <<'PY'
-import glob, sys, pyarrow.parquet as pq
-w = sys.argv[1]
-def rows(d):
-    return {r["warc_record_id"]: r for f in sorted(glob.glob(f"{w}/s-{d}/*.parquet")) if "manifest" not in f for r in pq.read_table(f).to_pylist()}
-a = rows("cpu")
-for d in ("cuda", "auto"):
-    b = rows(d)
-    print(f"sample-warcs --device {d}: {len(b)} rows vs cpu {len(a)}; rows differing", {c: sum(a[k].get(c) != b.get(k, {}).get(c) for k in a) for c in ("genre", "page_type", "text", "title")})
-PY
+cuda_agrees_with_cpu
 echo "== 2. -j 16, 2 files (2,994 pages): the default on CUDA, on the CPU, extraction only; two rounds in turn"; el; hdr
 for r in 1 2; do
   one default-cuda 16 -- $F2 --out $W/o-cuda --device cuda
