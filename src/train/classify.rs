@@ -961,27 +961,11 @@ pub fn model_card(report: &TrainReport) -> String {
         (all_features.as_str(), &report.all_features_linear),
         ("word model alone (ablation, not shipped)", &report.words_only),
     ];
-    for (name, scores) in rows {
-        if let Some(t) = scores.get("test") {
-            out += &format!(
-                "| {name} | {} | {} | {:.3} | {} | {:.3} |\n",
-                t.pages,
-                pct(t.genre_accuracy),
-                t.genre_macro_f1,
-                pct(t.type_accuracy),
-                t.type_macro_f1
-            );
-        }
-    }
-    for (name, t) in report.resnet.iter().filter(|(name, _)| name.starts_with("test: ")) {
-        out += &format!(
-            "| resnet, {name} | {} | {} | {:.3} | {} | {:.3} |\n",
-            t.pages,
-            pct(t.genre_accuracy),
-            t.genre_macro_f1,
-            pct(t.type_accuracy),
-            t.type_macro_f1
-        );
+    // The dataset's test domains for every classifier, then the ResNet on each added set's.
+    let test_rows = rows.iter().filter_map(|(name, scores)| scores.get("test").map(|t| (name.to_string(), t)));
+    let added_rows = report.resnet.iter().filter(|(split, _)| split.starts_with("test: ")).map(|(split, t)| (format!("resnet, {split}"), t));
+    for (name, t) in test_rows.chain(added_rows) {
+        out += &format!("| {name} | {} | {} | {:.3} | {} | {:.3} |\n", t.pages, pct(t.genre_accuracy), t.genre_macro_f1, pct(t.type_accuracy), t.type_macro_f1);
     }
     if let Some(spec) = &report.resnet_spec {
         out += &format!(
