@@ -129,9 +129,11 @@ COMBINED_FLOORS := combined:all=0.86,article=0.89,list-view=0.75
 
 # The combiner in domain-grouped 5-fold CV (docs/extraction.md, measured 2026-11-26: WCXB-dev 0.867
 # against goce's 0.845 with 42 pages under 0.3 against 57; list-view genre 0.738 against 0.699;
-# article genre 0.903; no page type below goce; CleanEval 0.933, Scrapinghub 0.947): a little under each.
+# article genre 0.903; no page type below goce; CleanEval 0.933, Scrapinghub 0.947; the same trees
+# with the page types missing, as under --classifier none, 0.839): a little under each.
 CV_FLOORS := wcxb/all:f1=0.862 wcxb/all:gain=0.017 wcxb/all:under=44 wcxb/list-view_genre:f1=0.733 \
-  wcxb/list-view_genre:gain=0.034 wcxb/article_genre:f1=0.898 'wcxb/*:gain=-0.01' cleaneval/all:f1=0.928 scrapinghub/all:f1=0.931
+  wcxb/list-view_genre:gain=0.034 wcxb/article_genre:f1=0.898 'wcxb/*:gain=-0.01' cleaneval/all:f1=0.928 scrapinghub/all:f1=0.931 \
+  wcxb/all:f1-no-page-types=0.834
 
 # Web2Text retrained from scratch into target/eval/web2text (not models/): block F1 on the
 # 148 CleanEval test pages and word F1 on WCXB-dev's held-aside fifth must stay above

@@ -7,6 +7,9 @@ Usage: check_cv.py REPORT FLOOR...
   FLOOR: DATASET/SUBSET:f1=F      combined's mean word F1 is at least F
          DATASET/SUBSET:gain=G    combined's word F1 minus goce's is at least G
          DATASET/SUBSET:under=N   combined has at most N pages with gold text under word F1 0.3
+         DATASET/SUBSET:f1-no-page-types=F
+                                  the combiner with the page types missing (`--classifier none`)
+                                  has mean word F1 at least F
   SUBSET as in the report with '_' for a space (list-view_genre); '*' is every page type.
 """
 import json
@@ -37,6 +40,9 @@ def main() -> int:
             elif metric == "gain":
                 got = combined["word_f1"] - goce["word_f1"]
                 ok = got >= float(value)
+            elif metric == "f1-no-page-types":
+                without = subsets[name]["combined, no page types"]["word_f1"]
+                got, ok = without, without >= float(value)
             elif metric == "under":
                 got, ok = combined["under_0_3"], combined["under_0_3"] <= int(value)
             else:

@@ -44,6 +44,8 @@ fn text_scores(text: &str, gold_words: &[String]) -> (f64, f64) {
 pub const BASELINES: [Extractor; 5] = [Extractor::Goce, Extractor::Oracle, Extractor::Article, Extractor::ListView, Extractor::Web2text];
 const ARTICLE_BASELINE: usize = 2;
 const LIST_VIEW_BASELINE: usize = 3;
+/// The combiner scored with the page types missing (`--classifier none`), beside the rest.
+pub const WITHOUT_PAGE_TYPES: &str = "combined, no page types";
 /// A page with gold text under this word F1 has the wrong text (the issue's count).
 pub const BAD_PAGE_F1: f64 = 0.3;
 
@@ -67,6 +69,10 @@ pub struct TreeSettings {
     /// `list-view` output (off: it did worse than the blocks alone under the expected-F1
     /// decision, docs/experiments.md).
     pub selector: bool,
+    /// Share of the pages whose page-type inputs the first trees see blanked, as
+    /// `--classifier none` leaves them: without such rows the trees' branches for a missing
+    /// page type are never trained (the classifier blanks URLs the same way).
+    pub page_type_dropout: f64,
 }
 
 impl Default for TreeSettings {
@@ -81,6 +87,7 @@ impl Default for TreeSettings {
             decision: Decision::ExpectedF1,
             context_trees: 0,
             selector: false,
+            page_type_dropout: 0.0,
         }
     }
 }
@@ -318,9 +325,25 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
         .collect()
 }
 
-/// Trains the first block trees on the given pages' blocks (their own rows).
+/// Whether a page's page-type inputs are blanked in training: a fixed hash of the page,
+/// so every fold blanks the same pages.
+fn page_types_blanked(page: &Prepared, share: f64) -> bool {
+    let key = format!("{}/{}", page.dataset, page.page.id);
+    (fold_of(&key, 10_000) as f64) < share * 10_000.0
+}
+
+/// Trains the first block trees on the given pages' blocks (their own rows, the page
+/// types blanked on [`TreeSettings::page_type_dropout`] of the pages).
 pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel, CombineError> {
-    let booster = fit_booster(pages, &|k| Cow::Borrowed(&pages[k].table.rows), feature_count(), settings.trees, settings)?;
+    let rows_of = |k: usize| {
+        let table = &pages[k].table;
+        if page_types_blanked(pages[k], settings.page_type_dropout) {
+            Cow::Owned(table.rows_without_page_types())
+        } else {
+            Cow::Borrowed(table.rows.as_slice())
+        }
+    };
+    let booster = fit_booster(pages, &rows_of, feature_count(), settings.trees, settings)?;
     Ok(CombinerModel::new(booster, settings.threshold)?.with_decision(settings.decision))
 }
 
@@ -540,13 +563,18 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
     let fold_of_page: Vec<usize> = prepared.iter().map(|p| fold_of(&p.domain, folds)).collect();
     // The first trees' out-of-fold probabilities for every page.
     let mut first: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
+    let mut without_page_types: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
     for fold in 0..folds {
         let train: Vec<&Prepared> = prepared.iter().zip(&fold_of_page).filter(|(_, f)| **f != fold).map(|(p, _)| p).collect();
         let model = fit(&train, &config.trees)?;
         let test: Vec<usize> = (0..prepared.len()).filter(|&i| fold_of_page[i] == fold).collect();
-        let scored: Vec<Vec<f64>> = test.par_iter().map(|&i| model.first_probabilities(&prepared[i].table)).collect();
-        for (&i, p) in test.iter().zip(scored) {
+        let scored: Vec<(Vec<f64>, Vec<f64>)> = test
+            .par_iter()
+            .map(|&i| (model.first_probabilities(&prepared[i].table), model.first_probabilities_of(&prepared[i].table.rows_without_page_types())))
+            .collect();
+        for (&i, (p, q)) in test.iter().zip(scored) {
             first[i] = p;
+            without_page_types[i] = q;
         }
         log(&format!("fold {fold}: first trees trained on {} pages, scored {} ({:.0} s)", train.len(), test.len(), started.elapsed().as_secs_f64()));
     }
@@ -647,6 +675,8 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         scores.push(scored("combined", (r.word_f1[choice], r.lcs_f1[choice])));
         scores.push(scored("blocks", (r.word_f1[0], r.lcs_f1[0])));
         scores.push(scored("first trees", first_f1[r.page]));
+        let (_, _, word_f1, lcs_f1) = text_f1(page, &without_page_types[r.page]);
+        scores.push(scored(WITHOUT_PAGE_TYPES, (word_f1, lcs_f1)));
         scores.push(scored(ALIGNED_BLOCKS, text_scores(&page.table.text_of(&page.labels), &page.gold_words)));
         for (e, &b) in BASELINES.iter().zip(&page.baselines) {
             scores.push(scored(e.name(), b));
@@ -721,7 +751,8 @@ fn summarise(scores: &[Scored]) -> BTreeMap<String, BTreeMap<String, BTreeMap<St
 /// The cross-validation tables in Markdown: per dataset, word F1 / LCS F1 / pages under
 /// 0.3 for each subset and extractor.
 pub fn render_report(report: &CvReport) -> String {
-    let names: Vec<&str> = ["combined", "blocks", "first trees"].into_iter().chain(BASELINES.iter().map(|e| e.name())).chain([ALIGNED_BLOCKS]).collect();
+    let names: Vec<&str> =
+        ["combined", WITHOUT_PAGE_TYPES, "blocks", "first trees"].into_iter().chain(BASELINES.iter().map(|e| e.name())).chain([ALIGNED_BLOCKS]).collect();
     let mut out = String::new();
     for (dataset, subsets) in &report.means {
         out += &format!("\n**{dataset}** (word F1 / LCS F1 / pages with gold text under {BAD_PAGE_F1})\n\n| subset | pages |");
@@ -791,16 +822,23 @@ pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, se
     } else {
         "the block trees' text (`blocks`), no page-level selector".to_string()
     };
+    let page_types = if s.page_type_dropout > 0.0 {
+        format!("blanked, as `--classifier none` leaves them, on {:.0}% of the training pages (a fixed hash of the page)", 100.0 * s.page_type_dropout)
+    } else {
+        "the classifier's on every training page".to_string()
+    };
     format!(
         "# The combiner (`--extractor combined`)\n\n\
          Gradient-boosted trees (forust-ml) over {} features per text block, \
          written by `make model-extract`.\n\n\
          - Pages: {} (held-out fifths of WCXB-dev and Scrapinghub left out); {final_pages} pages, {final_blocks} blocks with words in the final fit.\n\
          - Trees: {}, learning rate {}, depth {}, row subsample {}, seed {}; content blocks by {} (blocks without words at probability >= {}).\n\
+         - Page-type inputs: {page_types}.\n\
          - Training took {seconds:.0} s (cross-validation {:.0} s) on this machine.\n\n\
          ## Domain-grouped {}-fold cross-validation\n\n\
          Pages grouped by registrable domain; each fold scored by trees trained on the other folds. `combined` is the \
-         shipped extractor: {selector}. Baselines run on the same pages; `goce` takes the ResNet's genre. \
+         shipped extractor: {selector}. `combined, no page types` is the same trees with the page types missing. \
+         Baselines run on the same pages; `goce` takes the ResNet's genre. \
          `ResNet test domains`: the WCXB pages of the classifier's held-out test domains, the only \
          ones whose page-type inputs come from a ResNet that never saw them.\n{}",
         feature_count(),
@@ -848,6 +886,37 @@ mod tests {
         assert_eq!(domain_of("https://news.bbc.co.uk/story"), "bbc.co.uk");
         assert_eq!(domain_of("localhost"), "localhost");
         assert_eq!(domain_of(""), "");
+    }
+
+    #[test]
+    fn page_type_dropout_blanks_about_its_share_and_always_the_same_pages() {
+        let page = |i: usize| Prepared {
+            dataset: "wcxb",
+            page: GoldPage {
+                id: format!("{i:04}"),
+                html_path: PathBuf::new(),
+                url: String::new(),
+                page_type: "article".into(),
+                genre: Genre::Article,
+                main_content: String::new(),
+                with: Vec::new(),
+                without: Vec::new(),
+                null_main_content: false,
+                held_out: false,
+            },
+            domain: String::new(),
+            table: BlockTable::of(&PageAnalysis::new(&crate::dom::Dom::parse_unbounded("<p>x</p>"))),
+            labels: Vec::new(),
+            gold_words: Vec::new(),
+            baselines: Vec::new(),
+            classifier_test: false,
+        };
+        let pages: Vec<Prepared> = (0..1000).map(page).collect();
+        let blanked = |share: f64| pages.iter().filter(|p| page_types_blanked(p, share)).count();
+        assert_eq!(blanked(0.0), 0);
+        assert_eq!(blanked(1.0), 1000);
+        assert!((250..350).contains(&blanked(0.3)), "{}", blanked(0.3));
+        assert!(pages.iter().all(|p| page_types_blanked(p, 0.3) == page_types_blanked(p, 0.3)));
     }
 
     #[test]

@@ -59,6 +59,12 @@ const PAGE_FEATURES: &[&str] = &[
 /// [`BlockTable::set_page_types`] fills them), then their list-view sum.
 const CLASSIFIER_FEATURES: usize = PAGE_TYPE_COUNT + 1;
 
+/// Blanks a block row's classifier columns (missing, as without a classifier).
+pub fn blank_page_types(row: &mut [f32]) {
+    let start = row.len().saturating_sub(CLASSIFIER_FEATURES);
+    row[start..].fill(f32::NAN);
+}
+
 /// How many page-level inputs [`BlockTable::page_inputs`] gives.
 pub const PAGE_INPUTS: usize = PAGE_FEATURES.len() + CLASSIFIER_FEATURES;
 
@@ -234,6 +240,15 @@ impl BlockTable {
         }
     }
 
+    /// The rows with the classifier columns missing, as `--classifier none` leaves them.
+    pub fn rows_without_page_types(&self) -> Vec<f32> {
+        let mut rows = self.rows.clone();
+        for row in rows.chunks_exact_mut(feature_count()) {
+            blank_page_types(row);
+        }
+        rows
+    }
+
     /// The text of the blocks marked content: a block after a line break starts a new
     /// line, as in Web2Text's output.
     pub fn text_of(&self, content: &[bool]) -> String {
@@ -327,6 +342,28 @@ mod tests {
         let table = BlockTable::of(&PageAnalysis::new(&dom));
         assert_eq!(table.len(), 3);
         assert_eq!(table.rows.len(), 3 * feature_count());
+    }
+
+    #[test]
+    fn page_types_can_be_set_and_blanked_without_touching_the_other_inputs() {
+        let dom = Dom::parse_unbounded("<body><nav><a href=/>Home</a></nav><article><p>One two three.</p></article></body>");
+        let mut table = BlockTable::of(&PageAnalysis::new(&dom));
+        let names = feature_names();
+        let col = |name: &str| names.iter().position(|n| n == name).unwrap();
+        let mut probabilities = [0.0; PAGE_TYPE_COUNT];
+        probabilities[0] = 1.0;
+        table.set_page_types(&probabilities);
+        let blanked = table.rows_without_page_types();
+        assert_eq!(blanked.len(), table.rows.len());
+        for (with, without) in table.rows.chunks_exact(feature_count()).zip(blanked.chunks_exact(feature_count())) {
+            assert!(!with[col("classifier_list_view")].is_nan());
+            assert!(without[col("classifier_list_view")].is_nan());
+            assert!(without[feature_count() - CLASSIFIER_FEATURES..].iter().all(|v| v.is_nan()));
+            assert_eq!(
+                with[..feature_count() - CLASSIFIER_FEATURES].iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                without[..feature_count() - CLASSIFIER_FEATURES].iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]

@@ -192,7 +192,12 @@ impl CombinerModel {
 
     /// Each block's probability by the first trees, from its own row alone.
     pub fn first_probabilities(&self, table: &BlockTable) -> Vec<f64> {
-        let rows: Vec<&[f32]> = (0..table.len()).map(|i| table.row(i)).collect();
+        self.first_probabilities_of(&table.rows)
+    }
+
+    /// The first trees' probabilities for block rows laid out as in a [`BlockTable`].
+    pub fn first_probabilities_of(&self, rows: &[f32]) -> Vec<f64> {
+        let rows: Vec<&[f32]> = rows.chunks_exact(blocks::feature_count()).collect();
         self.flat.predict_rows(&rows).into_iter().map(sigmoid).collect()
     }
 
