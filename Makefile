@@ -182,7 +182,7 @@ eval-classifier: build  ## goce with each classifier's genre (the default cascad
 	  --extractor goce --extractor combined --json target/eval/classifier-cascade.json
 
 eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged (tests/prepass.rs)
-	SHARED=$(abspath $(SHARED)) $(CARGO) test --release --locked --test prepass -- --ignored
+	SHARED=$(abspath $(SHARED)) $(CARGO) test --release --locked --test sessions -- --ignored prepass::
 
 eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~7 min; report in target/eval/combiner-cv.json)
 	mkdir -p target/eval

@@ -1,13 +1,10 @@
 //! The genre classifier as a user meets it: the shipped models in `models/` classify
 //! pages from the command line and in `process`, give the outputs recorded when they
 //! were trained, batch without changing answers, and fail clearly when they cannot load.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
-
-mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bin, project_file, stderr};
+use crate::common::{bin, project_file, stderr};
 use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice, FEATURE_COUNT, Features, NetInput};
 use goce_warc::render::Picture;
 use goce_warc::train::classify::CheckRecord;
@@ -267,7 +264,7 @@ fn train_can_write_its_prepared_pages_for_analysis_and_train_nothing() {
         let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(html.with_extension("json")).unwrap()).unwrap();
         let id = html.file_stem().unwrap().to_str().unwrap().to_string();
         let page_type = meta["page_type"].as_str().unwrap().to_string();
-        std::fs::write(dataset.join("html").join(format!("{id}.html.gz")), common::gzip(&std::fs::read(&html).unwrap())).unwrap();
+        std::fs::write(dataset.join("html").join(format!("{id}.html.gz")), crate::common::gzip(&std::fs::read(&html).unwrap())).unwrap();
         let gold = serde_json::json!({"url": meta["url"], "_internal": {"page_type": {"primary": page_type}}, "ground_truth": {"main_content": ""}});
         std::fs::write(dataset.join("ground-truth").join(format!("{id}.json")), gold.to_string()).unwrap();
         expected.insert(id, page_type);

@@ -1,13 +1,10 @@
 //! The default extractor as a user meets it: `goce-warc extract page.html` (the trained
 //! combiner) on the project's handwritten pages, the same text on every run, and a clear
 //! error that says how to fix a missing or damaged model.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
-
-mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bin, project_file, stderr};
+use crate::common::{bin, project_file, stderr};
 
 fn expected(page: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(page.with_extension("json")).unwrap()).unwrap()

@@ -1,14 +1,11 @@
 //! A batch user's worst case: the process is killed with SIGKILL mid-input (a node dies, the
 //! scheduler preempts the task). The rerun must finish the input with no row lost or repeated,
 //! and no file that a reader would take for a complete shard of a finished input.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
-
-mod common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{bin, project_file, read_all_rows, stderr};
+use crate::common::{bin, project_file, read_all_rows, stderr};
 
 /// One input made of the article sample repeated: long enough to be killed midway.
 fn long_input(dir: &Path, copies: usize) -> std::path::PathBuf {

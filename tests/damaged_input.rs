@@ -1,10 +1,7 @@
 //! Broken files: every damaged record is skipped and counted by reason, the rest of
 //! the file and the other files are read, and nothing panics.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// Members of articles.warc.gz: warcinfo, then (request, response, metadata) × 6.
 fn article_members() -> Vec<Vec<u8>> {

@@ -1,13 +1,10 @@
 //! `goce-warc extract` on single pages and `goce-warc eval` on a small gold set, as a
 //! user runs them.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
-
-mod common;
 
 use std::io::Write;
 use std::process::Stdio;
 
-use common::*;
+use crate::common::*;
 
 #[derive(serde::Deserialize)]
 struct Gold {

@@ -1,10 +1,7 @@
 //! A corpus builder filters by language first: every row says which language its text is
 //! in, which one the page declares, how many words it has and its digest.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
-mod common;
-
-use common::{process_paths, project_file, read_all_rows, stderr};
+use crate::common::{process_paths, project_file, read_all_rows, stderr};
 use sha2::{Digest, Sha256};
 
 /// A plain WARC of one response per page: (URL, extra HTTP header lines, HTML file).

@@ -1,7 +1,6 @@
 //! The library's modules follow the data flow, and each imports only the ones before it:
 //! a stage never reaches into a later one, so any stage can be read, tested and replaced
 //! knowing only what comes before it. This test reads `src/` and holds the order.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 

@@ -2,7 +2,6 @@
 //! parsing after it gives the same elements, texts and kept attributes as parsing after
 //! emptying scripts and styles alone. Over the handwritten pages here; over every page in
 //! `../shared/data` with `make eval` (the ignored test).
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
 use std::path::{Path, PathBuf};
 

@@ -1,11 +1,8 @@
 //! `goce-warc process` as a user runs it: sample WARCs in, Parquet and manifests out.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
-
-mod common;
 
 use std::path::PathBuf;
 
-use common::*;
+use crate::common::*;
 use sha2::{Digest, Sha256};
 
 #[derive(serde::Deserialize)]

@@ -1,14 +1,11 @@
 //! A user draws pages as the classifier sees them: `goce-warc render`, `process --pictures`,
 //! and the Chromium fallback, which must never leave a browser behind.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bin, project_file, samples, stderr};
+use crate::common::{bin, project_file, samples, stderr};
 
 fn page(name: &str) -> PathBuf {
     project_file(&format!("tests/fixtures/pages/{name}.html"))
@@ -75,9 +72,9 @@ fn process_can_render_every_page_and_keep_the_pictures() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
     let pictures = dir.path().join("pictures");
-    let output = common::process_paths(&out, &samples(), &["--pictures", pictures.to_str().expect("utf-8"), "--extractor", "goce"]);
+    let output = crate::common::process_paths(&out, &samples(), &["--pictures", pictures.to_str().expect("utf-8"), "--extractor", "goce"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    let manifests = common::manifests(&out);
+    let manifests = crate::common::manifests(&out);
     let pages: u64 = manifests.iter().map(|m| m["counts"]["pages"].as_u64().expect("pages")).sum();
     let rendered: u64 = manifests.iter().map(|m| m["counts"]["rendered"]["lite"].as_u64().unwrap_or(0)).sum();
     assert!(pages > 0);

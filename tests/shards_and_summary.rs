@@ -1,10 +1,7 @@
 //! A batch user splits a run into array tasks with `--shard` (or Slurm's variables), then asks
 //! `goce-warc summary` what the tasks produced and which inputs still need a rerun.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 
-mod common;
-
-use common::{bin, process_paths, read_all_rows, samples, stderr};
+use crate::common::{bin, process_paths, read_all_rows, samples, stderr};
 
 fn urls_and_text(dir: &std::path::Path) -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = read_all_rows(dir).into_iter().map(|r| (r.url, r.text)).collect();
@@ -89,11 +86,11 @@ fn a_bad_shard_is_a_usage_error() {
 fn a_folder_of_the_previous_layout_is_summarised_resumed_and_upgraded() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
-    let articles = common::project_file("sample-warcs/articles.warc.gz");
+    let articles = crate::common::project_file("sample-warcs/articles.warc.gz");
     assert!(process_paths(&out, std::slice::from_ref(&articles), &["--extractor", "goce"]).status.success());
     let rows_before = urls_and_text(&out);
     // What goce-warc 0.1 left: the manifest as JSON beside the shards.
-    let manifest = common::manifest(&out, "articles");
+    let manifest = crate::common::manifest(&out, "articles");
     std::fs::remove_file(goce_warc::output::manifest_path(&out, "articles")).expect("remove");
     std::fs::write(out.join("articles.manifest.json"), serde_json::to_vec_pretty(&manifest).expect("json")).expect("write");
 
@@ -105,7 +102,7 @@ fn a_folder_of_the_previous_layout_is_summarised_resumed_and_upgraded() {
     let output = process_paths(&out, &[articles], &["--extractor", "goce"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(!out.join("articles.manifest.json").exists());
-    assert_eq!(common::manifest(&out, "articles"), manifest);
+    assert_eq!(crate::common::manifest(&out, "articles"), manifest);
     assert_eq!(urls_and_text(&out), rows_before, "no row redone or lost");
     let output = bin().arg("summary").arg(&out).arg("--manifests").output().expect("runs");
     let printed: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one manifest, as JSON");

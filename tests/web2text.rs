@@ -1,12 +1,9 @@
 //! Web2Text as a user meets it: `--extractor web2text` and `goce-web2text` on the
 //! project's handwritten pages, and a clear error when its model cannot load.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
-
-mod common;
 
 use std::path::Path;
 
-use common::{bin, project_file, stderr};
+use crate::common::{bin, project_file, stderr};
 
 struct Expected {
     url: String,
