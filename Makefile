@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu bench-scaling eval eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-cv eval-classifier eval-new-sites eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples bench-e2e bench-gpu bench-scaling eval eval-timed eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-cv eval-classifier eval-new-sites eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -63,7 +63,12 @@ model-extract: build  ## Retrain the combiner (the default extractor) on WCXB-de
 model-web2text: build  ## Retrain Web2Text's two CNNs on CleanEval (+ WCXB-dev tuning pages) on this CPU (~1 min); rewrites models/web2text.*
 	$(BIN) train-web2text --cleaneval $(SHARED)/data/cleaneval --wcxb $(SHARED)/data/wcxb-dev --add-wcxb --out models
 
-eval: eval-quickstart eval-warcs eval-languages eval-prepass eval-extraction eval-cv eval-classifier eval-new-sites eval-web2text eval-render eval-slurm eval-cc  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
+EVAL_TARGETS := eval-quickstart eval-warcs eval-languages eval-prepass eval-extraction eval-cv eval-classifier eval-new-sites eval-web2text eval-render eval-slurm eval-cc
+
+eval: $(EVAL_TARGETS)  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
+
+eval-timed:  ## make eval one target at a time, each with its wall time (what CI runs)
+	@for t in $(EVAL_TARGETS); do s=$$(date +%s); $(MAKE) --no-print-directory $$t || exit 1; echo "== make $$t: $$(( $$(date +%s) - s )) s"; done
 
 eval-quickstart: build  ## The README's quick start line by line; the output folder opens in pyarrow, polars and DuckDB
 	bash scripts/test_quickstart.sh

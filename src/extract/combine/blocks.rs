@@ -60,7 +60,7 @@ const PAGE_FEATURES: &[&str] = &[
 const CLASSIFIER_FEATURES: usize = PAGE_TYPE_COUNT + 1;
 
 /// Blanks a block row's classifier columns (missing, as without a classifier).
-pub fn blank_page_types(row: &mut [f32]) {
+fn blank_page_types(row: &mut [f32]) {
     let start = row.len().saturating_sub(CLASSIFIER_FEATURES);
     row[start..].fill(f32::NAN);
 }
