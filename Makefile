@@ -57,7 +57,7 @@ fuzz:  ## Fuzz one target for SECONDS (TARGET=warc_reader|http_page|html_extract
 fuzz-smoke:  ## Every fuzz target for 20 s (~7 min with the instrumented build); not in `make eval` yet
 	for t in warc_reader http_page html_extract render parquet_writer; do scripts/fuzz.sh $$t 20 || exit 1; done
 
-model-extract: build  ## Retrain the combiner (the default extractor) on WCXB-dev, CleanEval and Scrapinghub after domain-grouped 5-fold CV (~10 min after the build); rewrites models/combiner.*
+model-extract: build  ## Retrain the combiner (the default extractor) on WCXB-dev, CleanEval and Scrapinghub after domain-grouped 5-fold CV (~7 min after the build); rewrites models/combiner.*
 	$(BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --out models --json target/eval/combiner-cv.json
 
 model-web2text: build  ## Retrain Web2Text's two CNNs on CleanEval (+ WCXB-dev tuning pages) on this CPU (~1 min); rewrites models/web2text.*
@@ -189,7 +189,7 @@ eval-classifier: build  ## goce with each classifier's genre (the default cascad
 eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged (tests/prepass.rs)
 	SHARED=$(abspath $(SHARED)) $(CARGO) test --release --locked --test sessions -- --ignored prepass::
 
-eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~7 min; report in target/eval/combiner-cv.json)
+eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~6 min; report in target/eval/combiner-cv.json)
 	mkdir -p target/eval
 	$(BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --cv-only --json target/eval/combiner-cv.json
 	python3 scripts/check_cv.py target/eval/combiner-cv.json $(CV_FLOORS)

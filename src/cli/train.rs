@@ -171,6 +171,12 @@ pub struct TrainExtractArgs {
     #[arg(long, default_value_t = 0.0, value_name = "SHARE")]
     pub page_type_dropout: f64,
 
+    /// Fit the first trees twice, the second time with each training page's weight times
+    /// `1 + W * (1 - F1)`, F1 of the blocks the first fit decides on it (0: one fit, the
+    /// shipped model; see docs/experiments.md).
+    #[arg(long, default_value_t = 0.0, value_name = "W")]
+    pub hard_pages: f64,
+
     /// The classifier whose page types the trees read in training (and whose genre `goce`
     /// takes in the comparison). The ResNet's: trees trained on them score better under the
     /// default cascade too (docs/extraction.md).
@@ -252,6 +258,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
             decision: args.decision.into(),
             selector: args.selector,
             page_type_dropout: args.page_type_dropout,
+            hard_pages: args.hard_pages,
             ..TreeSettings::default()
         },
         cv_only: args.cv_only,
