@@ -433,7 +433,7 @@ fn fit_booster<'a>(
         .set_seed(settings.seed)
         .set_min_leaf_weight(1.0)
         // The row-wise fill: filling histograms was 95% of the fit; this one made the CV
-        // 2.6 times faster with the same text on every page (docs/experiments.md).
+        // 2.6 times faster with the same text on every page (docs/extraction.md, *Training*).
         .set_tiled_histograms(true)
         .set_parallel(true);
     booster.fit(&matrix, &y, &weights, None).map_err(|e| CombineError::Training { what: "fitting the trees".into(), detail: e.to_string() })?;
