@@ -177,6 +177,19 @@ pub struct TrainExtractArgs {
     #[arg(long, default_value_t = 0.0, value_name = "W")]
     pub hard_pages: f64,
 
+    /// Share of the blocks each tree is fitted on, drawn afresh per tree (1: all of them).
+    #[arg(long, default_value_t = goce_warc::train::combine::TreeSettings::default().subsample)]
+    pub subsample: f32,
+
+    /// Share of the inputs each tree may split on, drawn afresh per tree (1: all of them).
+    #[arg(long, default_value_t = goce_warc::train::combine::TreeSettings::default().colsample)]
+    pub colsample: f64,
+
+    /// Seeds those draws. The shipped model's is the default; other seeds measure how much
+    /// of a difference between two CV runs is the draw's chance (docs/experiments.md).
+    #[arg(long, default_value_t = goce_warc::train::combine::TreeSettings::default().seed)]
+    pub seed: u64,
+
     /// The classifier whose page types the trees read in training (and whose genre `goce`
     /// takes in the comparison). The ResNet's: trees trained on them score better under the
     /// default cascade too (docs/extraction.md).
@@ -259,6 +272,9 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
             selector: args.selector,
             page_type_dropout: args.page_type_dropout,
             hard_pages: args.hard_pages,
+            subsample: args.subsample,
+            colsample: args.colsample,
+            seed: args.seed,
             ..TreeSettings::default()
         },
         cv_only: args.cv_only,

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use forust_ml::objective::ObjectiveType;
+use forust_ml::sampler::SampleMethod;
 use forust_ml::{GradientBooster, Matrix};
 use rayon::prelude::*;
 
@@ -55,8 +56,13 @@ pub struct TreeSettings {
     pub trees: usize,
     pub learning_rate: f32,
     pub max_depth: usize,
-    /// Share of the rows each tree sees (also bounds the training time on 2 cores).
+    /// Share of the rows each tree sees, drawn afresh for each tree (1: every row, no
+    /// draw). Before the 14th session this was set but never applied: forust-ml draws rows
+    /// only under an explicit sample method.
     pub subsample: f32,
+    /// Share of the inputs each tree may split on, drawn afresh for each tree.
+    pub colsample: f64,
+    /// Seeds the draws of rows and inputs.
     pub seed: u64,
     /// A block is content at or above this probability (under [`Decision::Threshold`],
     /// and for blocks without words).
@@ -86,6 +92,7 @@ impl Default for TreeSettings {
             learning_rate: 0.1,
             max_depth: 6,
             subsample: 0.5,
+            colsample: 1.0,
             seed: 2026,
             threshold: 0.5,
             decision: Decision::ExpectedF1,
@@ -430,6 +437,8 @@ fn fit_booster<'a>(
         .set_learning_rate(settings.learning_rate)
         .set_max_depth(settings.max_depth)
         .set_subsample(settings.subsample)
+        .set_sample_method(if settings.subsample < 1.0 { SampleMethod::Random } else { SampleMethod::None })
+        .set_colsample_bytree(settings.colsample)
         .set_seed(settings.seed)
         .set_min_leaf_weight(1.0)
         // The row-wise fill: filling histograms was 95% of the fit; this one made the CV
@@ -875,7 +884,7 @@ pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, se
          Gradient-boosted trees (forust-ml) over {} features per text block, \
          written by `make model-extract`.\n\n\
          - Pages: {} (held-out fifths of WCXB-dev and Scrapinghub left out); {final_pages} pages, {final_blocks} blocks with words in the final fit.\n\
-         - Trees: {}, learning rate {}, depth {}, row subsample {}, seed {}; content blocks by {} (blocks without words at probability >= {}).\n\
+         - Trees: {}, learning rate {}, depth {}, each tree on a draw of {} of the blocks and {} of the inputs (seed {}); content blocks by {} (blocks without words at probability >= {}).\n\
          - Page-type inputs: {page_types}.\n\
          {fits}\
          - Training took {seconds:.0} s (cross-validation {:.0} s) on this machine.\n\n\
@@ -891,6 +900,7 @@ pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, se
         s.learning_rate,
         s.max_depth,
         s.subsample,
+        s.colsample,
         s.seed,
         s.decision.name(),
         s.threshold,

@@ -33,6 +33,18 @@ const ANCESTOR_TAGS: &[&str] = &[
     "h1", "h2", "h3", "h4", "h5", "h6", "noscript",
 ];
 
+/// Web2Text block inputs also given relative to the page (and the block's link density):
+/// a nav link list looks like content by its absolute figures on a page made of short
+/// texts; what tells them apart there is how the block compares with the rest of its page.
+const RELATIVE_TO_PAGE: &[&str] =
+    &["log_n_words", "stopword_ratio", "log_avg_sentence_length", "avg_word_length", "p_body_percentage", "same_class_path_ratio"];
+
+/// Where each of [`RELATIVE_TO_PAGE`] sits in a Web2Text block row.
+static RELATIVE_COLUMNS: LazyLock<Vec<usize>> = LazyLock::new(|| {
+    let names = block_feature_names();
+    RELATIVE_TO_PAGE.iter().filter_map(|f| names.iter().position(|n| n == f)).collect()
+});
+
 /// How far each side the windowed shares of the candidates look (in blocks).
 const WINDOW: usize = 3;
 
@@ -77,6 +89,9 @@ pub fn feature_names() -> Vec<String> {
         names.extend(NEIGHBOUR_FEATURES.iter().map(|f| format!("{side}_{f}")));
     }
     names.extend(["window_in_article", "window_in_list_view", "window_kept_by_article_rules"].map(String::from));
+    for f in RELATIVE_TO_PAGE.iter().copied().chain(["link_density"]) {
+        names.extend([format!("{f}_minus_page_mean"), format!("{f}_page_percentile")]);
+    }
     names.extend(CLASS_WORDS.iter().map(|w| format!("class_{w}")));
     names.extend(ANCESTOR_TAGS.iter().map(|t| format!("inside_{t}")));
     names.extend(PAGE_FEATURES.iter().map(|s| s.to_string()));
@@ -92,6 +107,7 @@ pub fn feature_count() -> usize {
         + 1
         + 2 * NEIGHBOUR_FEATURES.len()
         + 3
+        + 2 * (RELATIVE_TO_PAGE.len() + 1)
         + CLASS_WORDS.len()
         + ANCESTOR_TAGS.len()
         + PAGE_FEATURES.len()
@@ -211,6 +227,10 @@ impl BlockTable {
             (lo..hi).filter(|&j| flags[j][k]).count() as f32 / (hi - lo) as f32
         };
 
+        let mut relative: Vec<Vec<f32>> = RELATIVE_COLUMNS.iter().map(|&c| web2text.iter().map(|row| row[c]).collect()).collect();
+        relative.push((0..words.len()).map(link_density).collect());
+        let relative: Vec<[Vec<f32>; 2]> = relative.iter().map(|values| relative_to_page(values, &words)).collect();
+
         let n = feature_count();
         let mut rows = Vec::with_capacity(n * words.len());
         for (i, &node) in nodes.iter().enumerate() {
@@ -220,6 +240,7 @@ impl BlockTable {
             rows.extend(neighbour(i.checked_sub(1)));
             rows.extend(neighbour(Some(i + 1).filter(|&j| j < words.len())));
             rows.extend([window_mean(i, 0), window_mean(i, 2), window_mean(i, 1)]);
+            rows.extend(relative.iter().flat_map(|[minus_mean, percentile]| [minus_mean[i], percentile[i]]));
             rows.extend((0..CLASS_WORDS.len()).map(|b| flag(class_masks[node] >> b & 1 == 1)));
             rows.extend((0..ANCESTOR_TAGS.len()).map(|b| flag(tag_masks[node] >> b & 1 == 1)));
             rows.extend_from_slice(&page_row);
@@ -261,6 +282,34 @@ impl BlockTable {
 pub struct CandidateTexts {
     pub article: String,
     pub list_view: String,
+}
+
+/// Each block's value less the page's word-weighted mean, and its word-weighted
+/// percentile on the page (the share of the page's words in blocks with a lower value,
+/// half of those with the same). Blocks without words weigh nothing but are still placed.
+fn relative_to_page(values: &[f32], words: &[u32]) -> [Vec<f32>; 2] {
+    let total: f64 = words.iter().map(|&w| f64::from(w)).sum();
+    if total == 0.0 {
+        return [vec![0.0; values.len()], vec![0.5; values.len()]];
+    }
+    let mean = values.iter().zip(words).map(|(&v, &w)| f64::from(v) * f64::from(w)).sum::<f64>() / total;
+    let minus_mean = values.iter().map(|&v| (f64::from(v) - mean) as f32).collect();
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut percentile = vec![0.0; values.len()];
+    let mut below = 0.0;
+    let mut start = 0;
+    while start < order.len() {
+        // One run of equal values shares its percentile.
+        let end = start + order[start..].iter().take_while(|&&j| values[j].total_cmp(&values[order[start]]).is_eq()).count();
+        let same: f64 = order[start..end].iter().map(|&j| f64::from(words[j])).sum();
+        for &j in &order[start..end] {
+            percentile[j] = ((below + same / 2.0) / total) as f32;
+        }
+        below += same;
+        start = end;
+    }
+    [minus_mean, percentile]
 }
 
 fn flag(b: bool) -> f32 {
@@ -342,6 +391,24 @@ mod tests {
         let table = BlockTable::of(&PageAnalysis::new(&dom));
         assert_eq!(table.len(), 3);
         assert_eq!(table.rows.len(), 3 * feature_count());
+    }
+
+    #[test]
+    fn every_relative_input_names_a_web2text_column() {
+        assert_eq!(RELATIVE_COLUMNS.len(), RELATIVE_TO_PAGE.len());
+    }
+
+    #[test]
+    fn relative_inputs_place_a_block_among_its_page_by_words() {
+        let [minus_mean, percentile] = relative_to_page(&[1.0, 3.0, 3.0, 5.0], &[1, 1, 1, 1]);
+        assert_eq!(minus_mean, [-2.0, 0.0, 0.0, 2.0]);
+        assert_eq!(percentile, [0.125, 0.5, 0.5, 0.875]);
+        // A long block weighs more: the page's mean and percentiles lean towards it.
+        let [minus_mean, percentile] = relative_to_page(&[0.0, 1.0, 2.0], &[6, 2, 0]);
+        assert_eq!(minus_mean, [-0.25, 0.75, 1.75]);
+        assert_eq!(percentile, [0.375, 0.875, 1.0]);
+        // A page without words places every block in the middle.
+        assert_eq!(relative_to_page(&[4.0, 9.0], &[0, 0]), [vec![0.0, 0.0], vec![0.5, 0.5]]);
     }
 
     #[test]
