@@ -195,7 +195,7 @@ eval-classifier: build  ## goce with each classifier's genre (the default cascad
 eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged (tests/prepass.rs)
 	SHARED=$(abspath $(SHARED)) $(CARGO) test --release --locked --test sessions -- --ignored prepass::
 
-eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~6 min; report in target/eval/combiner-cv.json)
+eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~4 min; report in target/eval/combiner-cv.json)
 	mkdir -p target/eval
 	$(BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --cv-only --json target/eval/combiner-cv.json
 	python3 scripts/check_cv.py target/eval/combiner-cv.json $(CV_FLOORS)
