@@ -267,6 +267,25 @@ mod tests {
         assert_eq!(texts, ["one", "two & three"]);
     }
 
+    /// `<noscript>` markup is read as elements; markup a live DOM serialized as escaped
+    /// text is dropped; prose in `<noscript>` ("a < b" included) stays.
+    #[test]
+    fn escaped_markup_in_noscript_is_not_text() {
+        let dom = Dom::parse_unbounded(
+            "<body><noscript><p>Real text for readers without scripts</p></noscript>\
+             <noscript>&lt;img src=\"pixel?a=1&amp;b=2\"&gt;</noscript><noscript> &lt;/div&gt;</noscript>\
+             <noscript>Please enable JavaScript: a &lt; b</noscript><p>&lt;b&gt; outside noscript stays</p></body>",
+        );
+        let texts: Vec<&str> = dom
+            .descendants(DOCUMENT)
+            .filter_map(|id| match &dom.nodes[id].data {
+                NodeData::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, ["Real text for readers without scripts", "Please enable JavaScript: a < b", "<b> outside noscript stays"]);
+    }
+
     #[test]
     fn element_limit_stops_the_parse() {
         let html = "<div>x</div>".repeat(5000);

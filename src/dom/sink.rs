@@ -98,6 +98,31 @@ impl ArenaSink {
     }
 }
 
+/// A page saved from a live DOM (a prerendering service, a headless browser's
+/// `content()`) has its `<noscript>` contents serialized as escaped text, since scripts ran:
+/// `<noscript>&lt;img src=...&gt;</noscript>`. Read with scripts off, as here, that is
+/// literal markup in the text. Text inside `<noscript>` that starts like a tag is that
+/// markup, never prose: it is dropped (kept in the tree as a node nobody reads).
+fn drop_escaped_noscript_markup(nodes: &mut [Node]) {
+    let noscripts: Vec<NodeId> =
+        (0..nodes.len()).filter(|&id| matches!(&nodes[id].data, NodeData::Element(e) if e.name.local == html5ever::local_name!("noscript"))).collect();
+    for noscript in noscripts {
+        for child in nodes[noscript].children.clone() {
+            if let NodeData::Text(text) = &nodes[child].data
+                && looks_like_markup(text)
+            {
+                nodes[child].data = NodeData::Other;
+            }
+        }
+    }
+}
+
+/// Starts (after whitespace) with `<` and a tag name, `</` or `<!`.
+fn looks_like_markup(text: &str) -> bool {
+    let mut chars = text.trim_start().chars();
+    chars.next() == Some('<') && chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '!')
+}
+
 impl TreeSink for ArenaSink {
     type Handle = NodeId;
     type Output = Dom;
@@ -106,6 +131,7 @@ impl TreeSink for ArenaSink {
     fn finish(self) -> Dom {
         let mut nodes = self.nodes.into_inner();
         streamed::reveal(&mut nodes, &self.streamed.into_inner(), &self.boundary_markers.into_inner());
+        drop_escaped_noscript_markup(&mut nodes);
         Dom { nodes }
     }
 

@@ -33,6 +33,14 @@ pub const BLOCK_TAGS: &[&str] = &[
     "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "iframe", "input", "li", "main", "nav", "noscript", "ol", "output", "p",
     "pre", "section", "select", "table", "tbody", "td", "textarea", "tfoot", "th", "thead", "tr", "ul", "video",
 ];
+/// Phrasing elements: text touching their tags is not separated ("un<em>believ</em>able",
+/// "<span>一波波<span>接續性</span></span>"), but two of them side by side are
+/// (`<span>2026</span><span>1h 54m</span>`: items a style sheet spaces apart). Any other
+/// element's boundary separates, as a browser lays it out on its own box or line.
+const INLINE_TAGS: &[&str] = &[
+    "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "blink", "cite", "code", "data", "del", "dfn", "em", "font", "i", "img", "ins", "kbd", "label", "mark",
+    "nobr", "q", "rb", "rp", "rt", "ruby", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr",
+];
 /// The 124-word English stopword list of the reference implementation.
 pub const STOPWORDS: &[&str] = &[
     "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being",
@@ -48,6 +56,7 @@ pub static SKIPPED: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(SKIP_TAGS));
 pub static SKIPPED_BUT_NOSCRIPT: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(SKIP_TAGS_BUT_NOSCRIPT));
 static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
 static FORMS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(FORM_TAGS));
+static INLINE: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(INLINE_TAGS));
 
 /// Characters counted as punctuation.
 const PUNCTUATION: &[char] = &['.', ',', '?', ';', ':', '!'];
@@ -251,6 +260,9 @@ pub struct CNode {
     pub end: usize,
     /// A leaf: whether a line break separates it from the block before it.
     pub break_before: bool,
+    /// A leaf: whether whitespace or a non-phrasing element separates it from the text
+    /// before it (no space is added between the halves of a word split by markup).
+    pub space_before: bool,
     /// The DOM node the CDOM node stands for: a leaf's text node (or, past
     /// [`MAX_DEPTH`], the element read as one block), an inner node's element. Lets
     /// other extractors' choices be read block by block.
@@ -280,7 +292,7 @@ impl Cdom {
     /// The CDOM without the subtrees of the `skip` tags.
     pub fn build_skipping(dom: &Dom, skip: &TagSet) -> Self {
         let start = dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT);
-        let mut builder = Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true, skip };
+        let mut builder = Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true, pending_space: true, phrasing_closed: false, skip };
         let root = builder.node(start, 0);
         let mut cdom = builder.cdom;
         cdom.root = root;
@@ -322,7 +334,9 @@ impl Cdom {
     }
 
     /// The text of the leaves marked `content` (one flag per leaf, in order): a leaf after
-    /// a line break starts a new line, others follow with a space.
+    /// a line break starts a new line; others follow with a space where the source
+    /// separates them (whitespace, an element that is not phrasing, or a dropped block
+    /// between them), and directly where only phrasing markup does.
     pub fn text_of(&self, content: &[bool]) -> String {
         let mut out = String::new();
         let mut previous: Option<usize> = None;
@@ -332,8 +346,12 @@ impl Cdom {
             }
             if let Some(p) = previous {
                 // A break anywhere since the last content block starts a new line.
-                let broke = self.leaves[p + 1..=i].iter().any(|&l| self.nodes[l].break_before);
-                out.push(if broke { '\n' } else { ' ' });
+                let between = &self.leaves[p + 1..=i];
+                if between.iter().any(|&l| self.nodes[l].break_before) {
+                    out.push('\n');
+                } else if i > p + 1 || self.nodes[leaf].space_before {
+                    out.push(' ');
+                }
             }
             out.push_str(&self.nodes[leaf].text);
             previous = Some(i);
@@ -391,6 +409,11 @@ struct Builder<'d> {
     offset: usize,
     /// A block element opened or closed since the last leaf.
     pending_break: bool,
+    /// Whitespace or a non-phrasing element's boundary since the last leaf's text.
+    pending_space: bool,
+    /// A phrasing element closed since the last leaf's text: one opening now is its
+    /// sibling (`<span>2026</span><span>1h 54m</span>`), laid out as a separate item.
+    phrasing_closed: bool,
     /// Tags dropped with their subtree.
     skip: &'d TagSet,
 }
@@ -414,6 +437,8 @@ impl Builder<'_> {
                 self.offset += markup;
                 let name = &element.name.local;
                 let block = BLOCKS.contains(name);
+                let separates = !INLINE.contains(name);
+                self.pending_space |= separates || self.phrasing_closed;
                 if self.skip.contains(name) {
                     if block {
                         self.pending_break = true;
@@ -429,6 +454,8 @@ impl Builder<'_> {
                 };
                 self.offset += tag.len() + 3;
                 self.pending_break |= block;
+                self.pending_space |= separates;
+                self.phrasing_closed |= !separates;
                 let form = FORMS.contains(name) || self.has_form_control(id);
                 match kept.as_slice() {
                     [] => None,
@@ -468,6 +495,7 @@ impl Builder<'_> {
                             start,
                             end: self.offset,
                             break_before: false,
+                            space_before: false,
                             dom_node: id,
                         });
                         Some(me)
@@ -484,9 +512,14 @@ impl Builder<'_> {
 
     fn leaf(&mut self, dom_node: NodeId, raw: &str, tag: &str, class: &str, start: usize) -> Option<usize> {
         let text = collapse_whitespace(raw);
+        let is_space = |c: char| c.is_whitespace() || c == '\u{a0}';
         if text.is_empty() {
+            self.pending_space |= !raw.is_empty();
             return None;
         }
+        let space_before = std::mem::take(&mut self.pending_space) || raw.starts_with(is_space);
+        self.phrasing_closed = false;
+        self.pending_space = raw.ends_with(is_space);
         let id = self.cdom.nodes.len();
         self.cdom.nodes.push(CNode {
             tags: vec![tag.to_string()],
@@ -498,6 +531,7 @@ impl Builder<'_> {
             start,
             end: self.offset.max(start + 1),
             break_before: std::mem::take(&mut self.pending_break),
+            space_before,
             dom_node,
         });
         Some(id)
@@ -652,6 +686,30 @@ mod tests {
         // Tree distances: siblings are 2 apart; "First ..." and "Second" 3 (up to the div).
         assert_eq!(page.common_ancestor(page.leaves[0], page.leaves[1]).map(|x| x.1), Some(2));
         assert_eq!(page.common_ancestor(page.leaves[2], page.leaves[3]).map(|x| x.1), Some(3));
+    }
+
+    /// Phrasing markup inside a word or a CJK sentence adds no space; whitespace, a
+    /// non-phrasing element or a dropped block between two kept blocks does.
+    #[test]
+    fn text_keeps_words_that_markup_splits() {
+        let page = cdom(
+            "<body><p>un<em>believ</em>able, <a href=x>link</a>s and <b>Note</b>: fine.</p>\
+             <p><span>一波波<span>接續性</span>低溫</span></p>\
+             <table><tr><td>cell</td><td>next</td></tr></table>\
+             <p>keep<span>this</span> <i>and</i>\n<u>this</u></p></body>",
+        );
+        let all = vec![true; page.leaves.len()];
+        assert_eq!(page.text_of(&all), "unbelievable, links and Note: fine.\n一波波接續性低溫\ncell\nnext\nkeepthis and this");
+        // A block left out between two kept ones separates them.
+        let mut some = all.clone();
+        let believ = page.leaves.iter().position(|&l| page.nodes[l].text == "believ").expect("a block of its own");
+        some[believ] = false;
+        assert!(page.text_of(&some).starts_with("un able, links"), "{}", page.text_of(&some));
+        // Text touching a span is one word; a non-phrasing element that is not a block
+        // (here an <object>'s fallback text), and two phrasing elements side by side,
+        // separate.
+        let page = cdom("<body><div>x<span>y</span><object>obj</object><span>z</span><span>2026</span><b><i>1h</i></b></div></body>");
+        assert_eq!(page.text_of(&vec![true; page.leaves.len()]), "xy obj z 2026 1h");
     }
 
     #[test]
