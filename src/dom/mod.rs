@@ -245,6 +245,13 @@ impl Iterator for Descendants<'_> {
     }
 }
 
+/// Text that starts (after whitespace) with `<` and a tag name, `</` or `<!`: markup held as
+/// text, such as `<noscript>` content a live DOM serialized (see `sink.rs`).
+pub fn looks_like_markup(text: &str) -> bool {
+    let mut chars = text.trim_start().chars();
+    chars.next() == Some('<') && chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '!')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

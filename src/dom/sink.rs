@@ -10,7 +10,7 @@ use html5ever::{Attribute, QualName, ns};
 use std::collections::HashMap;
 
 use super::streamed::{self, BoundaryMarker, StreamedElement};
-use super::{DOCUMENT, Dom, Element, Node, NodeData, NodeId};
+use super::{DOCUMENT, Dom, Element, Node, NodeData, NodeId, looks_like_markup};
 
 pub struct ArenaSink {
     nodes: RefCell<Vec<Node>>,
@@ -115,12 +115,6 @@ fn drop_escaped_noscript_markup(nodes: &mut [Node]) {
             }
         }
     }
-}
-
-/// Starts (after whitespace) with `<` and a tag name, `</` or `<!`.
-fn looks_like_markup(text: &str) -> bool {
-    let mut chars = text.trim_start().chars();
-    chars.next() == Some('<') && chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '!')
 }
 
 impl TreeSink for ArenaSink {

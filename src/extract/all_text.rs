@@ -138,6 +138,11 @@ pub fn all_text(html: &str, limits: &ExtractLimits) -> Result<Extraction, Extrac
                     st.noscript_depth = st.noscript_depth.saturating_sub(1);
                     if st.noscript_depth == 0 && st.hidden_depth == 0 {
                         let html = std::mem::take(&mut st.noscript_html);
+                        // Escaped markup (`&lt;img ...&gt;`, from a page saved with scripts on)
+                        // is not text, as in the DOM the other extractors read.
+                        if html.trim_start().starts_with("&lt;") && crate::dom::looks_like_markup(&html_escape::decode_html_entities(&html)) {
+                            return Ok(());
+                        }
                         let left = deadline.saturating_duration_since(Instant::now());
                         let limits = ExtractLimits { max_page_time: left, ..nested_limits };
                         if let Ok(inner) = all_text(&html, &limits) {
@@ -263,6 +268,8 @@ mod tests {
     fn noscript_content_is_read_as_a_browser_without_scripts_shows_it() {
         let e = extract("<div id=app></div><noscript><div class=post><p>The whole post.</p></div></noscript>");
         assert_eq!(e.text, "The whole post.");
+        let saved = extract("<noscript>&lt;img src=\"pixel?a=1&amp;amp;b=2\"&gt;</noscript><p>Text.</p><noscript>a &lt; b</noscript>");
+        assert_eq!(saved.text, "Text.\na < b", "escaped markup is not text; prose is");
     }
 
     #[test]
