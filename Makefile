@@ -203,13 +203,14 @@ eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-d
 	python3 scripts/check_cv.py target/eval/combiner-cv.json $(CV_FLOORS)
 
 # On pages of sites nobody here tuned on (Mozilla Readability's test suite, from crates.io):
-# the default no more than 0.01 under goce, and not under Resiliparse (scripts/eval_unseen.py).
+# the default no more than 0.01 under goce, and not under Resiliparse; `process` on a WARC of
+# them writes one row per page (scripts/eval_unseen.py).
 UNSEEN_FLOORS := 'combined>=goce-0.01' 'combined>=resiliparse-0'
 
 eval-unseen: build  ## Extraction on sites nobody here tuned on: Readability's 94 real test pages (fetched from crates.io, SHA-256 pinned), the default beside goce, trafilatura, rs-trafilatura (built from crates.io) and Resiliparse (~3 min; target/eval/unseen.json)
 	[ -x target/peer-venv/bin/python ] || python3 -m venv target/peer-venv
 	target/peer-venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements-peers.txt
-	target/peer-venv/bin/python scripts/eval_unseen.py --bin $(BIN) --json target/eval/unseen.json \
+	target/peer-venv/bin/python scripts/eval_unseen.py --bin $(BIN) --shared $(SHARED) --json target/eval/unseen.json \
 	  --rs-trafilatura $$(bash scripts/build_peer_rs_trafilatura.sh) $(addprefix --require ,$(UNSEEN_FLOORS))
 
 eval-extraction: build  ## Extraction quality on WCXB-dev (the paper's Table 2 shape; report in target/eval/extraction.json)

@@ -12,6 +12,10 @@ The gold is a reviewed tool output, not a human annotation: it keeps what Readab
 gold with WCXB's word F1 (bag of lower-case `\\w+` tokens, the scorer `goce-warc eval`
 emulates), so the comparison is fair, but the absolute figures are not comparable with WCXB's.
 
+The default is scored twice: through `goce-warc eval` on the HTML files, and through
+`goce-warc process` on a Common Crawl-style WARC of the pages (../shared/tools/make_warc.py),
+as a new user runs it; the check fails unless `process` writes one row per page.
+
 Pages under 10 kB are the suite's synthetic unit tests (`replace-brs`, `rtl-1`, ...), not real
 pages; they are left out (the smallest real page is 10 kB, the largest test 4 kB).
 
@@ -144,6 +148,8 @@ def build_dataset(crate, out):
             continue
         source_text = source.decode("utf-8", errors="replace")
         url = parse(source_text).url or f"http://fakehost/test/{name}.html"
+        if any(page["url"] == url for page in gold.values()):
+            url = f"{url}#{name}"  # two saves of one page: distinct rows in the WARC
         (out / "html" / f"{name}.html.gz").write_bytes(gzip.compress(source, mtime=0))
         gold[name] = {"url": url, "articleBody": parse(expected.decode("utf-8", errors="replace")).text()}
         sources[name] = source_text
@@ -204,6 +210,23 @@ def ours(binary, dataset, report_path):
     return scores
 
 
+def through_process(binary, shared, dataset, gold, work):
+    """The default `process` on a Common Crawl-style WARC of the pages, as a new user runs it:
+    its text by page id (a page missing from the output scores 0), and the rows it wrote."""
+    import pyarrow.parquet as pq
+
+    warc = work / "readability.warc.gz"
+    make_warc = shared / "tools" / "make_warc.py"
+    subprocess.run([sys.executable, str(make_warc), str(dataset), "-o", str(warc)], check=True, stdout=subprocess.DEVNULL)
+    out = work / "process-out"
+    subprocess.run([binary, "process", str(warc), "--out", str(out), "--overwrite", "--quiet"], check=True)
+    by_url = {}
+    for part in sorted(out.glob("*.parquet")):
+        for row in pq.read_table(part, columns=["url", "text"]).to_pylist():
+            by_url[row["url"]] = row["text"] or ""
+    return {name: by_url.get(page["url"], "") for name, page in gold.items()}, len(by_url)
+
+
 def summary(scores):
     values = list(scores.values())
     return {
@@ -220,6 +243,7 @@ def main():
     parser.add_argument("--bin", default="target/release/goce-warc")
     parser.add_argument("--cache", default="target/unseen", type=pathlib.Path)
     parser.add_argument("--rs-trafilatura", metavar="BIN", help="rs-trafilatura's extract_stdin (scripts/build_peer_rs_trafilatura.sh)")
+    parser.add_argument("--shared", default="../shared", type=pathlib.Path, help="where tools/make_warc.py is, for the `process` run")
     parser.add_argument("--json", default="target/eval/unseen.json", type=pathlib.Path)
     parser.add_argument("--require", action="append", default=[], metavar="A>=B-MARGIN|A>=F1",
                         help="fail unless tool A's mean word F1 reaches tool B's less MARGIN (combined>=goce-0.01), or F1 (combined>=0.9)")
@@ -231,6 +255,10 @@ def main():
     print(f"eval-unseen: {len(gold)} pages of Readability's test suite ({CRATE} {VERSION})", file=sys.stderr)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     scores = ours(args.bin, dataset, args.json.with_name(args.json.stem + "-goce-warc.json"))
+    # The same default through `process` on a WARC, as a user runs it: one row per page.
+    processed, rows = through_process(args.bin, args.shared, dataset, gold, args.cache)
+    scores["process"] = {name: word_f1(text, gold[name]["articleBody"]) for name, text in processed.items()}
+
     texts, seconds = peers(gold, sources, args.rs_trafilatura)
     for tool, by_page in texts.items():
         scores[tool] = {name: word_f1(text, gold[name]["articleBody"]) for name, text in by_page.items()}
@@ -244,7 +272,8 @@ def main():
         print(f"{tool}: {len(gold) / s:.1f} pages per CPU-second ({how})")
     args.json.write_text(json.dumps({"source": URL, "sha256": SHA256, "summary": table, "pages": scores}, indent=1) + "\n")
 
-    failed = False
+    failed = rows != len(gold)
+    print(f"{'ok' if not failed else 'FAILED'}: process wrote {rows} rows for {len(gold)} pages")
     for rule in args.require:
         relative = re.fullmatch(r"([\w-]+)>=([a-z][\w-]*)-([0-9.]+)", rule)
         absolute = re.fullmatch(r"([\w-]+)>=([0-9.]+)", rule)
