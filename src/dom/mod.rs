@@ -256,6 +256,16 @@ pub fn looks_like_markup(text: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// The text nodes under `root`, in document order.
+    fn texts_under(dom: &Dom, root: NodeId) -> Vec<&str> {
+        dom.descendants(root)
+            .filter_map(|id| match &dom.nodes[id].data {
+                NodeData::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     #[test]
     fn parses_into_an_arena_with_implied_elements() {
         let dom = Dom::parse_unbounded("<title>T</title><p class=' a b '>one<p>two &amp; three");
@@ -264,14 +274,7 @@ mod tests {
         let paragraphs: Vec<NodeId> = dom.element_children(body).collect();
         assert_eq!(paragraphs.len(), 2, "the second <p> closes the first");
         assert_eq!(dom.element(paragraphs[0]).unwrap().class(), "a b");
-        let texts: Vec<&str> = dom
-            .descendants(body)
-            .filter_map(|id| match &dom.nodes[id].data {
-                NodeData::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(texts, ["one", "two & three"]);
+        assert_eq!(texts_under(&dom, body), ["one", "two & three"]);
     }
 
     /// `<noscript>` markup is read as elements; markup a live DOM serialized as escaped
@@ -283,14 +286,7 @@ mod tests {
              <noscript>&lt;img src=\"pixel?a=1&amp;b=2\"&gt;</noscript><noscript> &lt;/div&gt;</noscript>\
              <noscript>Please enable JavaScript: a &lt; b</noscript><p>&lt;b&gt; outside noscript stays</p></body>",
         );
-        let texts: Vec<&str> = dom
-            .descendants(DOCUMENT)
-            .filter_map(|id| match &dom.nodes[id].data {
-                NodeData::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(texts, ["Real text for readers without scripts", "Please enable JavaScript: a < b", "<b> outside noscript stays"]);
+        assert_eq!(texts_under(&dom, DOCUMENT), ["Real text for readers without scripts", "Please enable JavaScript: a < b", "<b> outside noscript stays"]);
     }
 
     #[test]

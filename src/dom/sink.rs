@@ -21,6 +21,8 @@ pub struct ArenaSink {
     /// React's suspense-boundary comments and streamed elements, for [`streamed::reveal`].
     boundary_markers: RefCell<HashMap<NodeId, BoundaryMarker>>,
     streamed: RefCell<Vec<StreamedElement>>,
+    /// `<noscript>` elements, for [`drop_escaped_noscript_markup`].
+    noscripts: RefCell<Vec<NodeId>>,
     max_elements: usize,
     elements: Cell<usize>,
     exceeded: Cell<bool>,
@@ -37,6 +39,7 @@ impl ArenaSink {
             placeholder: RefCell::new(QualName::new(None, ns!(html), html5ever::local_name!(""))),
             boundary_markers: RefCell::new(HashMap::new()),
             streamed: RefCell::new(Vec::new()),
+            noscripts: RefCell::new(Vec::new()),
             max_elements,
             elements: Cell::new(0),
             exceeded: Cell::new(false),
@@ -103,11 +106,10 @@ impl ArenaSink {
 /// `<noscript>&lt;img src=...&gt;</noscript>`. Read with scripts off, as here, that is
 /// literal markup in the text. Text inside `<noscript>` that starts like a tag is that
 /// markup, never prose: it is dropped (kept in the tree as a node nobody reads).
-fn drop_escaped_noscript_markup(nodes: &mut [Node]) {
-    let noscripts: Vec<NodeId> =
-        (0..nodes.len()).filter(|&id| matches!(&nodes[id].data, NodeData::Element(e) if e.name.local == html5ever::local_name!("noscript"))).collect();
-    for noscript in noscripts {
-        for child in nodes[noscript].children.clone() {
+fn drop_escaped_noscript_markup(nodes: &mut [Node], noscripts: &[NodeId]) {
+    for &noscript in noscripts {
+        for i in 0..nodes[noscript].children.len() {
+            let child = nodes[noscript].children[i];
             if let NodeData::Text(text) = &nodes[child].data
                 && looks_like_markup(text)
             {
@@ -125,7 +127,7 @@ impl TreeSink for ArenaSink {
     fn finish(self) -> Dom {
         let mut nodes = self.nodes.into_inner();
         streamed::reveal(&mut nodes, &self.streamed.into_inner(), &self.boundary_markers.into_inner());
-        drop_escaped_noscript_markup(&mut nodes);
+        drop_escaped_noscript_markup(&mut nodes, &self.noscripts.into_inner());
         Dom { nodes }
     }
 
@@ -143,7 +145,11 @@ impl TreeSink for ArenaSink {
         let attrs = attrs.into_iter().map(|a| (a.name.local, String::from(&*a.value))).collect();
         let element = Element { name, attrs };
         let streamed_id = streamed::streamed_id_of(&element);
+        let noscript = element.name.local == html5ever::local_name!("noscript");
         let id = self.push(NodeData::Element(element));
+        if noscript {
+            self.noscripts.borrow_mut().push(id);
+        }
         if let Some((kind, number)) = streamed_id {
             self.streamed.borrow_mut().push(StreamedElement { node: id, kind, number });
         }

@@ -512,7 +512,6 @@ impl Builder<'_> {
 
     fn leaf(&mut self, dom_node: NodeId, raw: &str, tag: &str, class: &str, start: usize) -> Option<usize> {
         let text = collapse_whitespace(raw);
-        let is_space = |c: char| c.is_whitespace() || c == '\u{a0}';
         if text.is_empty() {
             self.pending_space |= !raw.is_empty();
             return None;
@@ -555,10 +554,15 @@ impl Builder<'_> {
     }
 }
 
+/// Whitespace as the text collapses it: Unicode's, and the non-breaking space.
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{a0}'
+}
+
 /// Collapses runs of whitespace (and non-breaking spaces) to one space and trims.
 pub fn collapse_whitespace(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for word in text.split(|c: char| c.is_whitespace() || c == '\u{a0}').filter(|w| !w.is_empty()) {
+    for word in text.split(is_space).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
         }
