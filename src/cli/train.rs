@@ -138,6 +138,11 @@ pub struct TrainExtractArgs {
     #[arg(long, value_name = "FILE")]
     pub block_rows: Option<PathBuf>,
 
+    /// Write every page's block inputs (the trees' rows, little-endian f32, pages in the
+    /// order of `--block-rows`), for experiments with other models over the same inputs.
+    #[arg(long, value_name = "FILE")]
+    pub block_inputs: Option<PathBuf>,
+
     /// Trees to grow.
     #[arg(long, default_value_t = 200)]
     pub trees: usize,
@@ -176,6 +181,11 @@ pub struct TrainExtractArgs {
     /// shipped model; see docs/experiments.md).
     #[arg(long, default_value_t = 0.0, value_name = "W")]
     pub hard_pages: f64,
+
+    /// Fit the trees to each block's aligned share of characters (a third or less: 0, two
+    /// thirds or more: 1, linear between) instead of its 0/1 label (see docs/experiments.md).
+    #[arg(long)]
+    pub soft_labels: bool,
 
     /// Share of the blocks each tree is fitted on, drawn afresh per tree (1: all of them).
     #[arg(long, default_value_t = goce_warc::train::combine::TreeSettings::default().subsample)]
@@ -272,6 +282,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
             selector: args.selector,
             page_type_dropout: args.page_type_dropout,
             hard_pages: args.hard_pages,
+            soft_labels: args.soft_labels,
             subsample: args.subsample,
             colsample: args.colsample,
             seed: args.seed,
@@ -311,6 +322,10 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
     if let Some(path) = &args.block_rows {
         let blocks = train::described_blocks(&prepared, &cv, config.folds);
         std::fs::write(path, serde_json::to_string(&blocks)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.block_inputs {
+        let bytes: Vec<u8> = cv.rows.iter().flat_map(|r| prepared[r.page].table.rows.iter().flat_map(|v| v.to_le_bytes())).collect();
+        std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
     }
     if config.cv_only {
         return Ok(ExitCode::SUCCESS);

@@ -83,6 +83,9 @@ pub struct TreeSettings {
     /// weight is multiplied by `1 + hard_pages * (1 - F1)`, F1 of its decided blocks against
     /// its aligned blocks, word-weighted.
     pub hard_pages: f64,
+    /// Train on each block's aligned share of characters, mapped from chance (a third or
+    /// less: 0) to content (two thirds or more: 1), instead of the 0/1 label.
+    pub soft_labels: bool,
 }
 
 impl Default for TreeSettings {
@@ -100,6 +103,7 @@ impl Default for TreeSettings {
             selector: false,
             page_type_dropout: 0.0,
             hard_pages: 0.0,
+            soft_labels: false,
         }
     }
 }
@@ -123,6 +127,8 @@ pub struct Prepared {
     pub domain: String,
     pub table: BlockTable,
     pub labels: Vec<bool>,
+    /// Each block's aligned share of characters ([`align::block_shares`]).
+    pub shares: Vec<f32>,
     gold_words: Vec<String>,
     /// Word and LCS F1 of each of [`BASELINES`].
     baselines: Vec<(f64, f64)>,
@@ -317,7 +323,9 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
             if let Some(p) = prediction {
                 table.set_page_types(&p.probabilities);
             }
-            let labels = align::block_labels(&table.texts(), &page.main_content);
+            let shares = align::block_shares(&table.texts(), &page.main_content);
+            let labels = shares.iter().map(|&s| s >= align::CONTENT_SHARE).collect();
+            let shares = shares.iter().map(|&s| s as f32).collect();
             let gold_words = words(&page.main_content);
             let baselines = BASELINES
                 .iter()
@@ -332,7 +340,7 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
                 })
                 .collect();
             let classifier_test = dataset == "wcxb" && classifier_split.is_some_and(|s| s.is_test(&page));
-            Some(Prepared { dataset, domain: domain_of(&page.url), page, table, labels, gold_words, baselines, classifier_test })
+            Some(Prepared { dataset, domain: domain_of(&page.url), page, table, labels, shares, gold_words, baselines, classifier_test })
         })
         .collect()
 }
@@ -425,7 +433,13 @@ fn fit_booster<'a>(
                 continue;
             }
             rows.extend_from_slice(&page_rows[i * cols..(i + 1) * cols]);
-            y.push(if label { 1.0 } else { 0.0 });
+            y.push(if settings.soft_labels {
+                ((f64::from(page.shares[i]) - 1.0 / 3.0) * 3.0).clamp(0.0, 1.0)
+            } else if label {
+                1.0
+            } else {
+                0.0
+            });
             weights.push(page_weight * f64::from(w));
         }
     }
@@ -971,6 +985,7 @@ mod tests {
             domain: String::new(),
             table: BlockTable::of(&PageAnalysis::new(&crate::dom::Dom::parse_unbounded("<p>x</p>"))),
             labels: Vec::new(),
+            shares: Vec::new(),
             gold_words: Vec::new(),
             baselines: Vec::new(),
             classifier_test: false,

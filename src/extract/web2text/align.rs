@@ -20,6 +20,12 @@ const MAX_DP_CELLS: usize = 4_000_000;
 
 /// Labels each block: true = content.
 pub fn block_labels(blocks: &[&str], gold: &str) -> Vec<bool> {
+    block_shares(blocks, gold).into_iter().map(|share| share >= CONTENT_SHARE).collect()
+}
+
+/// Each block's share of non-blank characters that align with the gold text (0 for a
+/// block without any).
+pub fn block_shares(blocks: &[&str], gold: &str) -> Vec<f64> {
     let mut page = Vec::new();
     let mut owner = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
@@ -36,7 +42,7 @@ pub fn block_labels(blocks: &[&str], gold: &str) -> Vec<bool> {
         hits[i].1 += 1;
         hits[i].0 += usize::from(a);
     }
-    hits.iter().map(|&(a, n)| n > 0 && a as f64 >= CONTENT_SHARE * n as f64).collect()
+    hits.iter().map(|&(a, n)| if n == 0 { 0.0 } else { a as f64 / n as f64 }).collect()
 }
 
 /// CleanEval's gold text without its markup: the `URL:` line and the `<p>`, `<h>`,
@@ -198,6 +204,10 @@ mod tests {
         let labels = block_labels(&blocks, "abcdefghijkl 0123456789XYZ");
         assert_eq!(labels, vec![false, true]);
         assert_eq!(block_labels(&blocks, "abcdefghijklmnop 0123456789XYZ"), vec![true, true]);
+        // The shares behind those labels; a block without characters aligns nothing.
+        let shares = block_shares(&["abcdefghijklmnopqrstu", "0123456789XYZ", " "], "abcdefghijkl 0123456789XYZ");
+        assert!((shares[0] - 12.0 / 21.0).abs() < 1e-12);
+        assert_eq!(shares[1..], [1.0, 0.0]);
     }
 
     #[test]
