@@ -15,6 +15,9 @@ expected-F1 rule (src/extract/combine/decide.rs), then prints word F1 / pages wi
   lowest, share of its words known), for the last short block before it, and over +-3 blocks;
 - `average` (ROWS OTHER_ROWS instead of ROWS INPUTS): the mean of two cross-validations'
   probabilities (trees fitted with another `--seed`), and the mean of their logits;
+- `losses` (ROWS INPUTS): no second stage; where the trees' decision loses word F1 on WCXB-dev
+  (pages whose text holds too much or too little), and which candidate's output holds the
+  blocks kept wrongly (the inputs' names from models/combiner.json);
 - `sequence`: a bidirectional GRU over the page's blocks (PyTorch), its inputs the trees' inputs
   (standardised on the training folds) and the trees' logit. FOLDS=0,1 limits the folds scored.
 
@@ -230,9 +233,32 @@ def run_average(pages, other_rows_path):
     return results
 
 
+def report_losses(pages):
+    names = json.load(open(os.path.join(os.path.dirname(__file__), "..", "models", "combiner.json")))["features"]
+    column = {n: i for i, n in enumerate(names)}
+    lost, wrong = collections.Counter(), collections.Counter()
+    for pg in (pg for pg in pages if pg["r"]["dataset"] == "wcxb" and sum(pg["gold"].values()) > 0):
+        keep = decide(pg["p"], pg["w"])
+        taken = collections.Counter(t for i, tokens in enumerate(pg["tokens"]) if keep[i] for t in tokens)
+        common = sum(min(v, pg["gold"].get(t, 0)) for t, v in taken.items())
+        precision, recall = common / max(sum(taken.values()), 1), common / sum(pg["gold"].values())
+        kind = "holds too much" if precision < recall - 0.1 else "holds too little" if recall < precision - 0.1 else "both or neither"
+        lost[kind] += 1 - word_f1(pg, keep)
+        for i in np.where(keep & ~pg["y"])[0]:
+            wrong["all"] += pg["w"][i]
+            for flag in ["in_article", "in_list_view"]:
+                wrong[flag] += pg["w"][i] * (pg["x"][i, column[flag]] > 0.5)
+    for kind, loss in lost.most_common():
+        print(f"word F1 lost on WCXB-dev pages whose text {kind}: {loss / sum(lost.values()):.0%}")
+    for flag in ["in_article", "in_list_view"]:
+        print(f"words kept wrongly that are {flag}: {wrong[flag] / wrong['all']:.0%}")
+
+
 def main():
     mode, rows_path, second_path = sys.argv[1:4]
     folds = [int(f) for f in os.environ.get("FOLDS", "0,1,2,3,4").split(",")]
+    if mode == "losses":
+        return report_losses(load(rows_path, second_path))
     if mode == "average":
         pages = load(rows_path, None)
         results = run_average(pages, second_path)
