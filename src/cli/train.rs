@@ -324,8 +324,17 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
         std::fs::write(path, serde_json::to_string(&blocks)?).with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = &args.block_inputs {
-        let bytes: Vec<u8> = cv.rows.iter().flat_map(|r| prepared[r.page].table.rows.iter().flat_map(|v| v.to_le_bytes())).collect();
-        std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        // Streamed: the whole table is about 700 MB.
+        let write = || -> std::io::Result<()> {
+            let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+            for r in &cv.rows {
+                for value in &prepared[r.page].table.rows {
+                    std::io::Write::write_all(&mut out, &value.to_le_bytes())?;
+                }
+            }
+            std::io::Write::flush(&mut out)
+        };
+        write().with_context(|| format!("writing {}", path.display()))?;
     }
     if config.cv_only {
         return Ok(ExitCode::SUCCESS);

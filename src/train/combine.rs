@@ -382,6 +382,14 @@ pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel
     Ok(CombinerModel::new(booster, settings.threshold)?.with_decision(settings.decision))
 }
 
+/// A block's training target from its aligned share under `--soft-labels`: 0 up to the
+/// share that aligns by chance (as far under a half as the label's share is over it), 1 from
+/// the label's share ([`align::CONTENT_SHARE`]) on, linear between.
+fn soft_label(share: f64) -> f64 {
+    let chance = 1.0 - align::CONTENT_SHARE;
+    ((share - chance) / (align::CONTENT_SHARE - chance)).clamp(0.0, 1.0)
+}
+
 /// Word-weighted F1 of the decided blocks against the aligned ones (1 where neither has words).
 fn aligned_f1(content: &[bool], labels: &[bool], words: &[u32]) -> f64 {
     let (mut both, mut decided, mut aligned) = (0u64, 0u64, 0u64);
@@ -434,7 +442,7 @@ fn fit_booster<'a>(
             }
             rows.extend_from_slice(&page_rows[i * cols..(i + 1) * cols]);
             y.push(if settings.soft_labels {
-                ((f64::from(page.shares[i]) - 1.0 / 3.0) * 3.0).clamp(0.0, 1.0)
+                soft_label(f64::from(page.shares[i]))
             } else if label {
                 1.0
             } else {
