@@ -205,7 +205,7 @@ eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-d
 # On pages of sites nobody here tuned on (Mozilla Readability's test suite, from crates.io):
 # the default no more than 0.01 under goce, and not under Resiliparse; `process` on a WARC of
 # them writes one row per page (scripts/eval_unseen.py).
-UNSEEN_FLOORS := 'combined>=goce-0.01' 'combined>=resiliparse-0'
+UNSEEN_FLOORS := 'combined>=goce-0.01' 'combined>=resiliparse-0' 'combined>=rs-trafilatura-0'
 
 eval-unseen: build  ## Extraction on sites nobody here tuned on: Readability's 94 real test pages (fetched from crates.io, SHA-256 pinned), the default beside goce, trafilatura, rs-trafilatura (built from crates.io) and Resiliparse (~3 min; target/eval/unseen.json)
 	[ -x target/peer-venv/bin/python ] || python3 -m venv target/peer-venv

@@ -4,14 +4,8 @@
 
 use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
-use whatlang::Detector;
 
-/// The detector reads at most this many bytes of the text (cut at a character
-/// boundary): past a few paragraphs the answer no longer changes, and the cost per page
-/// stays bounded on book-length pages.
-pub const LANGUAGE_SAMPLE_BYTES: usize = 4096;
-/// Below this many letters the language is not guessed (the column is null).
-pub const MIN_LANGUAGE_LETTERS: usize = 20;
+pub use crate::page::language::{LANGUAGE_SAMPLE_BYTES, MIN_LANGUAGE_LETTERS, detect_language};
 
 /// The text-derived columns of one row.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,33 +29,6 @@ impl TextFacts {
             None => (None, None),
         };
         Self { language, language_confidence, sha256: hex_sha256(text), words: i32::try_from(count_words(text)).unwrap_or(i32::MAX) }
-    }
-}
-
-/// The language of `text` and the detector's confidence, or None when the text is too
-/// short (or too mixed) to tell.
-pub fn detect_language(text: &str) -> Option<(String, f32)> {
-    let sample = &text[..floor_char_boundary(text, LANGUAGE_SAMPLE_BYTES)];
-    if sample.chars().filter(|c| c.is_alphabetic()).take(MIN_LANGUAGE_LETTERS).count() < MIN_LANGUAGE_LETTERS {
-        return None;
-    }
-    let info = detector().detect(sample)?;
-    Some((iso_639_1_or_3(info.lang().code()), info.confidence() as f32))
-}
-
-fn detector() -> &'static Detector {
-    static DETECTOR: std::sync::OnceLock<Detector> = std::sync::OnceLock::new();
-    DETECTOR.get_or_init(Detector::new)
-}
-
-/// The two-letter code of a three-letter one where ISO 639-1 has it. whatlang names
-/// Mandarin (`cmn`) and Iranian Persian (`pes`), individual languages inside the
-/// macrolanguages that 639-1 codes as `zh` and `fa`.
-fn iso_639_1_or_3(code: &str) -> String {
-    match code {
-        "cmn" => "zh".to_string(),
-        "pes" => "fa".to_string(),
-        _ => isolang::Language::from_639_3(code).and_then(|l| l.to_639_1()).unwrap_or(code).to_string(),
     }
 }
 
@@ -178,14 +145,6 @@ fn count_ascii_words(run: &[u8]) -> usize {
     words + usize::from(in_word && has_alphanumeric)
 }
 
-/// The largest character boundary at or below `at`.
-fn floor_char_boundary(text: &str, at: usize) -> usize {
-    if at >= text.len() {
-        return text.len();
-    }
-    (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,14 +204,6 @@ mod tests {
             assert_eq!(count_words(text), words, "{text}");
             assert_eq!(text.unicode_words().count(), words, "{text}");
         }
-    }
-
-    #[test]
-    fn a_long_text_is_sampled_at_a_character_boundary() {
-        let text = "é".repeat(LANGUAGE_SAMPLE_BYTES);
-        assert!(text.is_char_boundary(floor_char_boundary(&text, LANGUAGE_SAMPLE_BYTES + 1)));
-        assert_eq!(floor_char_boundary("abc", 10), 3);
-        let _ = TextFacts::of(&text);
     }
 
     #[test]

@@ -95,3 +95,27 @@ fn a_missing_or_damaged_combiner_model_is_a_clear_error() {
     let err = stderr(&extract(&page, &["--models", models]));
     assert!(err.contains("not a combiner model") && err.contains("make model-extract"), "{err}");
 }
+
+#[test]
+fn pages_in_four_scripts_keep_every_paragraph_and_drop_the_menu_and_footer() {
+    // The block inputs count stopwords in the page's own language and each Chinese
+    // character as a word: a paragraph in any of these is prose, not a label.
+    for (file, menu, footer) in [
+        ("zh.html", "首页", "城市日报"),
+        ("fr.html", "Accueil", "Mentions légales"),
+        ("ru.html", "Главная", "Городская газета"),
+        ("ar.html", "الرئيسية", "جريدة المدينة"),
+    ] {
+        let page = project_file(&format!("tests/fixtures/languages/{file}"));
+        let out = bin().args(["extract", page.to_str().unwrap(), "--url", "https://news.example.org/library"]).output().unwrap();
+        assert!(out.status.success(), "{file}: {}", stderr(&out));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let html = std::fs::read_to_string(&page).unwrap();
+        let paragraphs: Vec<&str> = html.split("<p>").skip(1).filter_map(|p| p.split("</p>").next()).collect();
+        assert_eq!(paragraphs.len(), 3, "{file}");
+        for paragraph in paragraphs {
+            assert!(text.contains(paragraph), "{file}: missing {paragraph:?} in\n{text}");
+        }
+        assert!(!text.contains(menu) && !text.contains(footer), "{file}: kept chrome in\n{text}");
+    }
+}

@@ -7,6 +7,7 @@ use html5ever::local_name;
 
 use super::profile::PruneRules;
 use crate::dom::{DOCUMENT, Dom, NodeData, NodeId};
+use crate::page::language::stands_alone;
 
 pub struct View<'a> {
     pub dom: &'a Dom,
@@ -183,10 +184,18 @@ impl<'a> View<'a> {
     }
 }
 
-/// `text.split_whitespace().count()`, walking bytes where the text is ASCII (most is).
+/// `text.split_whitespace().count()`, except that each Chinese ideograph or Japanese kana
+/// is a word by itself ([`stands_alone`]: those scripts put no spaces between words, and a
+/// paragraph is not one word). Walks bytes where the text is ASCII (most is).
 fn word_count(text: &str) -> u32 {
     if !text.is_ascii() {
-        return text.split_whitespace().count() as u32;
+        let (mut words, mut in_word) = (0, false);
+        for c in text.chars() {
+            let alone = stands_alone(c);
+            words += u32::from(alone || (!in_word && !c.is_whitespace()));
+            in_word = !alone && !c.is_whitespace();
+        }
+        return words;
     }
     // Rust's whitespace among ASCII: tab, newline, vertical tab, form feed, return, space.
     let is_space = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
@@ -308,6 +317,13 @@ mod tests {
         for text in ["", " ", "one", " two  words\t", "a\x0bb\x0cc\rd\ne", "\u{a0}non\u{2003}ascii spaces é", "x\x1fy"] {
             assert_eq!(word_count(text) as usize, text.split_whitespace().count(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn chinese_and_japanese_characters_are_words_by_themselves() {
+        assert_eq!(word_count("市图书馆重新开放"), 8);
+        assert_eq!(word_count("東京の天気 is fine。"), 5 + 2);
+        assert_eq!(word_count("한국어 문장"), 2);
     }
 
     #[test]

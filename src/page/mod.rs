@@ -7,6 +7,7 @@
 
 pub mod charset;
 pub mod http;
+pub mod language;
 mod sniff;
 
 use crate::warc::{RecordType, WarcHeader};

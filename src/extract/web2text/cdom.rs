@@ -11,6 +11,7 @@
 use std::sync::LazyLock;
 
 use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet};
+use crate::page::language::{self, stands_alone};
 
 /// Tags dropped with their subtree before collapsing: no content to extract (the
 /// reference implementation's list; `option`, `button`, `svg`, `template` added).
@@ -58,8 +59,14 @@ static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
 static FORMS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(FORM_TAGS));
 static INLINE: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(INLINE_TAGS));
 
-/// Characters counted as punctuation.
-const PUNCTUATION: &[char] = &['.', ',', '?', ';', ':', '!'];
+/// Characters counted as punctuation: ASCII's, the full-width marks of Chinese and
+/// Japanese, Arabic's comma and question mark, the Devanagari full stop.
+const PUNCTUATION: &[char] = &['.', ',', '?', ';', ':', '!', '。', '、', '，', '？', '；', '：', '！', '،', '؟', '।'];
+/// Marks that end a sentence when whitespace and a capital (or a letter of a script
+/// without case) follow.
+const STOPS: &[char] = &['.', '?', '!', ';', '؟', '।', '۔'];
+/// Full stops after which a sentence starts whatever follows (no capitals, no space).
+const CJK_STOPS: &[char] = &['。', '？', '！'];
 /// Deeper elements are read as one block of text (bounds the recursion on pathological
 /// pages; no WCXB or CleanEval page comes near it).
 pub const MAX_DEPTH: usize = 256;
@@ -87,21 +94,31 @@ pub struct TextStats {
 
 impl TextStats {
     /// The statistics of one block's text (whitespace already collapsed), in one pass over
-    /// its characters: words are the runs of alphanumeric characters. It ran for every
+    /// its characters: words are the runs of alphanumeric characters, and each Chinese
+    /// ideograph or Japanese kana is a word by itself ([`stands_alone`]). It ran for every
     /// block of every page, so ASCII, nearly all of it, is told by its byte.
     pub fn of(text: &str) -> Self {
         let text = text.trim();
         let mut s = Self { sentences: 1, ..Self::default() };
         // Where the word being read started, in bytes.
         let mut word_start = None;
-        // A sentence ends at . ? ! ; followed by whitespace and a capital letter:
-        // `after_stop` is 1 right after such a mark, 2 once whitespace has followed it.
+        // A sentence ends at . ? ! ; followed by whitespace and a capital letter (or a
+        // letter without case: Arabic, Hindi): `after_stop` is 1 right after such a mark,
+        // 2 once whitespace has followed it; after 。？！ (3) the next character starts
+        // one whatever it is.
         let mut after_stop = 0u8;
         let mut last = None;
         for (at, c) in text.char_indices() {
             let kind = CharKind::of(c);
             s.chars += 1;
-            if kind.alphanumeric {
+            if kind.alone {
+                if let Some(start) = word_start.take() {
+                    s.end_word(&text[start..at]);
+                }
+                s.word_chars += 1;
+                s.words += 1;
+                s.end_word(&text[at..at + c.len_utf8()]);
+            } else if kind.alphanumeric {
                 s.word_chars += 1;
                 if word_start.is_none() {
                     word_start = Some(at);
@@ -114,14 +131,20 @@ impl TextStats {
             s.punctuation += usize::from(kind.punctuation);
             s.numeric += usize::from(kind.numeric);
             if kind.whitespace {
-                if after_stop > 0 {
+                if after_stop == 1 {
                     after_stop = 2;
                 }
             } else {
-                if after_stop == 2 && kind.uppercase {
+                if (after_stop == 2 && (kind.uppercase || kind.caseless_letter)) || after_stop == 3 {
                     s.sentences += 1;
                 }
-                after_stop = u8::from(matches!(c, '.' | '?' | '!' | ';'));
+                after_stop = if STOPS.contains(&c) {
+                    1
+                } else if CJK_STOPS.contains(&c) {
+                    3
+                } else {
+                    0
+                };
             }
             s.copyright |= c == '©';
             last = Some(c);
@@ -130,7 +153,7 @@ impl TextStats {
             s.end_word(&text[start..]);
         }
         s.ends_with_punctuation = last.is_some_and(|c| PUNCTUATION.contains(&c));
-        s.ends_with_question = last == Some('?');
+        s.ends_with_question = last.is_some_and(|c| c == '?' || c == '？');
         s.email = has_email(text);
         s.url = ["http://", "https://", "ftp://", "www."].iter().any(|p| text.contains(p));
         s
@@ -171,8 +194,12 @@ impl TextStats {
 /// ASCII.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct CharKind {
+    /// A word by itself ([`stands_alone`]).
+    alone: bool,
     alphanumeric: bool,
     uppercase: bool,
+    /// A letter of a script without case (Arabic, Devanagari, Chinese).
+    caseless_letter: bool,
     numeric: bool,
     whitespace: bool,
     punctuation: bool,
@@ -189,13 +216,30 @@ impl CharKind {
 
     fn general(c: char) -> Self {
         Self {
+            alone: stands_alone(c),
             alphanumeric: c.is_alphanumeric(),
             uppercase: c.is_uppercase(),
+            caseless_letter: c.is_alphabetic() && !c.is_uppercase() && !c.is_lowercase(),
             numeric: c.is_numeric(),
             whitespace: c.is_whitespace(),
             punctuation: PUNCTUATION.contains(&c),
         }
     }
+}
+
+/// The words [`TextStats::of`] counts: runs of alphanumeric characters, and each
+/// character that stands alone ([`stands_alone`]) by itself.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let start = rest.find(char::is_alphanumeric)?;
+        let tail = &rest[start..];
+        let first = tail.chars().next()?;
+        let len = if stands_alone(first) { first.len_utf8() } else { tail.find(|c: char| !c.is_alphanumeric() || stands_alone(c)).unwrap_or(tail.len()) };
+        let (word, after) = tail.split_at(len);
+        rest = after;
+        Some(word)
+    })
 }
 
 /// Whether a word is one of [`STOPWORDS`], in any case. ASCII words (nearly all that
@@ -309,7 +353,48 @@ impl Cdom {
                 }
             }
         }
+        cdom.count_stopwords_in_page_language();
         cdom
+    }
+
+    /// Web2Text's stopword list is English, so on a page in another language every block
+    /// would hold none, as a list of links does. The page's language is detected from its
+    /// longest blocks; where it is not English and a list has it, the stopwords are
+    /// counted again with that list (the trees read a share, whatever the language).
+    fn count_stopwords_in_page_language(&mut self) {
+        let Some(list) = self.language().filter(|code| code != "en").and_then(|code| language::stopwords(&code)) else {
+            return;
+        };
+        // Children are pushed before their parents, so one pass in order sums them.
+        for id in 0..self.nodes.len() {
+            let node = &self.nodes[id];
+            debug_assert!(node.children.iter().all(|&c| c < id));
+            let count = if node.children.is_empty() {
+                words(&node.text).filter(|w| list.contains(w.to_lowercase().as_str())).count()
+            } else {
+                node.children.iter().map(|&c| self.nodes[c].stats.stopwords).sum()
+            };
+            self.nodes[id].stats.stopwords = count;
+        }
+    }
+
+    /// The language of the page's text, read from its longest blocks (menus and buttons
+    /// are often in English on pages that are not), or None when the detector is unsure
+    /// (too little text, code, names, mixed languages).
+    /// A kilobyte of prose tells the language; the detector's cost grows with the sample.
+    pub fn language(&self) -> Option<String> {
+        const SAMPLE_BYTES: usize = 1024;
+        let mut longest: Vec<&str> = self.leaves.iter().map(|&l| self.nodes[l].text.as_str()).collect();
+        longest.sort_by_key(|text| std::cmp::Reverse(text.len()));
+        let mut sample = String::new();
+        for text in longest {
+            if sample.len() >= SAMPLE_BYTES {
+                break;
+            }
+            sample.push_str(text);
+            sample.push('\n');
+        }
+        language::reliable_language(&sample[..language::floor_char_boundary(&sample, SAMPLE_BYTES)])
     }
 
     /// Ancestors of a node, nearest first.
@@ -580,7 +665,8 @@ mod tests {
     fn two_pass_stats(text: &str) -> TextStats {
         let text = text.trim();
         let mut s = TextStats { chars: text.chars().count(), sentences: 1, ..TextStats::default() };
-        for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        let spaced: String = text.chars().flat_map(|c| if stands_alone(c) { vec![' ', c, ' '] } else { vec![c] }).collect();
+        for word in spaced.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
             s.words += 1;
             s.word_chars += word.chars().count();
             s.capitalised += usize::from(word.chars().next().is_some_and(char::is_uppercase));
@@ -592,15 +678,26 @@ mod tests {
             s.punctuation += usize::from(PUNCTUATION.contains(&c));
             s.numeric += usize::from(c.is_numeric());
             if c.is_whitespace() {
-                after_stop = if after_stop > 0 { 2 } else { 0 };
+                after_stop = match after_stop {
+                    1 | 2 => 2,
+                    3 => 3,
+                    _ => 0,
+                };
             } else {
-                s.sentences += usize::from(after_stop == 2 && c.is_uppercase());
-                after_stop = u8::from(matches!(c, '.' | '?' | '!' | ';'));
+                let caseless = c.is_alphabetic() && !c.is_uppercase() && !c.is_lowercase();
+                s.sentences += usize::from((after_stop == 2 && (c.is_uppercase() || caseless)) || after_stop == 3);
+                after_stop = if STOPS.contains(&c) {
+                    1
+                } else if CJK_STOPS.contains(&c) {
+                    3
+                } else {
+                    0
+                };
             }
         }
         let last = text.chars().last();
         s.ends_with_punctuation = last.is_some_and(|c| PUNCTUATION.contains(&c));
-        s.ends_with_question = last == Some('?');
+        s.ends_with_question = last == Some('?') || last == Some('？');
         s.copyright = text.contains('©');
         s.email = has_email(text);
         s.url = ["http://", "https://", "ftp://", "www."].iter().any(|p| text.contains(p));
@@ -614,7 +711,7 @@ mod tests {
         fn one_pass_stats_are_the_two_pass_stats(
             pieces in proptest::collection::vec(proptest::sample::select(vec![
                 "a", "Z", "q", "0", "7", "_", ".", ",", "?", "!", ";", ":", "©", "@", " ", "\t", "\n", "\x0b", "\u{a0}",
-                "É", "é", "ß", "Ⅻ", "٣", "²", "中", "😀", "\u{301}", "the", "The", "2024", "www.", "x@y.org", "Über",
+                "É", "é", "ß", "Ⅻ", "٣", "²", "中", "カ", "の", "・", "。", "？", "、", "ب", "؟", "।", "😀", "\u{301}", "the", "The", "2024", "www.", "x@y.org", "Über",
             ]), 0..30)
         ) {
             let text: String = pieces.concat();
@@ -654,6 +751,35 @@ mod tests {
 
     fn cdom(html: &str) -> Cdom {
         Cdom::build(&Dom::parse_with(html, crate::dom::DomLimits { max_elements: usize::MAX, deadline: None }, &crate::dom::FOR_WEB2TEXT).expect("no limits"))
+    }
+
+    #[test]
+    fn chinese_characters_are_words_and_full_stops_end_sentences() {
+        let s = TextStats::of("委员会星期二开会。决定增加开放时间。");
+        assert_eq!((s.words, s.word_chars, s.sentences, s.punctuation), (16, 16, 2, 2));
+        assert!(s.ends_with_punctuation);
+        assert_eq!(words("東京の天気 is fine。").collect::<Vec<_>>(), ["東", "京", "の", "天", "気", "is", "fine"]);
+        // Scripts without case start sentences with any letter.
+        assert_eq!(TextStats::of("اجتمعت اللجنة. ناقشت الميزانية؟ وافقت").sentences, 3);
+        assert_eq!(TextStats::of("समिति मिली। बजट पर चर्चा हुई।").sentences, 2);
+        assert_eq!(TextStats::of("it met. then it left.").sentences, 1);
+    }
+
+    #[test]
+    fn a_page_in_another_language_counts_the_stopwords_of_that_language() {
+        let french =
+            "<body><p>Le comité de la ville s'est réuni mardi pour discuter du nouveau budget des bibliothèques et des parcs.</p><p>Accueil</p></body>";
+        let page = cdom(french);
+        assert_eq!(page.language().as_deref(), Some("fr"));
+        let paragraph = &page.nodes[page.leaves[0]].stats;
+        // le, de, la, s, est, pour, du, des, et, des: all French stopwords, none English.
+        assert!(paragraph.stopwords >= 8, "{paragraph:?}");
+        assert_eq!(TextStats::of(&page.nodes[page.leaves[0]].text).stopwords, 0, "English list");
+        let root = page.root.expect("a root");
+        assert_eq!(page.nodes[root].stats.stopwords, page.leaves.iter().map(|&l| page.nodes[l].stats.stopwords).sum::<usize>());
+        // An English page keeps Web2Text's list.
+        let english = cdom("<body><p>The committee of the city met on Tuesday to discuss the new budget for its libraries and parks.</p></body>");
+        assert_eq!(english.nodes[english.leaves[0]].stats, TextStats::of(&english.nodes[english.leaves[0]].text));
     }
 
     /// The paper's Figure 2, extended: single-child chains merge (div > ul > li > a

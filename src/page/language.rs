@@ -1,0 +1,118 @@
+//! What language a page's text is in, and what that asks of the stages after it: the
+//! detector (whatlang), the stopwords of each language (NLTK's lists where it has one,
+//! Stopwords ISO's otherwise, from the `stop-words` crate), and which characters are words
+//! by themselves (scripts written without spaces between words).
+
+use std::sync::{LazyLock, OnceLock};
+
+use whatlang::Detector;
+
+/// The detector reads at most this many bytes of the text (cut at a character
+/// boundary): past a few paragraphs the answer no longer changes, and the cost per page
+/// stays bounded on book-length pages.
+pub const LANGUAGE_SAMPLE_BYTES: usize = 4096;
+/// Below this many letters the language is not guessed (the column is null).
+pub const MIN_LANGUAGE_LETTERS: usize = 20;
+
+/// The language of `text` and the detector's confidence, or None when the text is too
+/// short (or too mixed) to tell. The code is ISO 639-1 where the language has one, ISO
+/// 639-3 otherwise.
+pub fn detect_language(text: &str) -> Option<(String, f32)> {
+    let sample = &text[..floor_char_boundary(text, LANGUAGE_SAMPLE_BYTES)];
+    if sample.chars().filter(|c| c.is_alphabetic()).take(MIN_LANGUAGE_LETTERS).count() < MIN_LANGUAGE_LETTERS {
+        return None;
+    }
+    let info = detector().detect(sample)?;
+    Some((iso_639_1_or_3(info.lang().code()), info.confidence() as f32))
+}
+
+/// The language of `text` where the detector is sure of it (whatlang's own test:
+/// `Info::is_reliable`), None otherwise.
+pub fn reliable_language(text: &str) -> Option<String> {
+    let sample = &text[..floor_char_boundary(text, LANGUAGE_SAMPLE_BYTES)];
+    let info = detector().detect(sample).filter(whatlang::Info::is_reliable)?;
+    Some(iso_639_1_or_3(info.lang().code()))
+}
+
+fn detector() -> &'static Detector {
+    static DETECTOR: OnceLock<Detector> = OnceLock::new();
+    DETECTOR.get_or_init(Detector::new)
+}
+
+/// The two-letter code of a three-letter one where ISO 639-1 has it. whatlang names
+/// Mandarin (`cmn`) and Iranian Persian (`pes`), individual languages inside the
+/// macrolanguages that 639-1 codes as `zh` and `fa`.
+fn iso_639_1_or_3(code: &str) -> String {
+    match code {
+        "cmn" => "zh".to_string(),
+        "pes" => "fa".to_string(),
+        _ => isolang::Language::from_639_3(code).and_then(|l| l.to_639_1()).unwrap_or(code).to_string(),
+    }
+}
+
+/// The largest character boundary at or below `at`.
+pub fn floor_char_boundary(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0)
+}
+
+/// The lower-case stopwords of a language by its ISO 639-1 code, None where no list has
+/// it. A list holds whole words; in Chinese and Japanese, whose characters are each a
+/// word here ([`stands_alone`]), only its one-character entries can match.
+pub fn stopwords(code: &str) -> Option<&'static foldhash::HashSet<&'static str>> {
+    static SETS: LazyLock<foldhash::HashMap<&'static str, foldhash::HashSet<&'static str>>> = LazyLock::new(|| {
+        stop_words::available_languages().iter().filter_map(|&code| Some((code, stop_words::lookup(code)?.iter().copied().collect()))).collect()
+    });
+    SETS.get(code)
+}
+
+/// Whether a character is a word by itself: Chinese ideographs and Japanese kana, written
+/// without spaces between words. Counting a run of them as one "word" makes a paragraph
+/// look like a short label to every rule and model that counts words.
+pub fn stands_alone(c: char) -> bool {
+    let in_block = matches!(c,
+        '\u{3040}'..='\u{30ff}' // Hiragana, Katakana
+        | '\u{31f0}'..='\u{31ff}' // Katakana phonetic extensions
+        | '\u{3400}'..='\u{4dbf}' // CJK Unified Ideographs Extension A
+        | '\u{4e00}'..='\u{9fff}' // CJK Unified Ideographs
+        | '\u{f900}'..='\u{faff}' // CJK Compatibility Ideographs
+        | '\u{ff66}'..='\u{ff9f}' // Halfwidth Katakana
+        | '\u{20000}'..='\u{2fa1f}' // Extensions B-F, Compatibility Supplement
+    );
+    // The blocks also hold marks that are no letters (`・`, `゠`).
+    in_block && c.is_alphabetic()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_text_is_sampled_at_a_character_boundary() {
+        let text = "é".repeat(LANGUAGE_SAMPLE_BYTES);
+        assert!(text.is_char_boundary(floor_char_boundary(&text, LANGUAGE_SAMPLE_BYTES + 1)));
+        assert_eq!(floor_char_boundary("abc", 10), 3);
+        // Sampling cuts inside the text without panicking.
+        let _ = detect_language(&text);
+    }
+
+    #[test]
+    fn stopword_lists_are_found_by_two_letter_code() {
+        for (code, word) in [("fr", "le"), ("de", "und"), ("es", "que"), ("cs", "že"), ("zh", "的"), ("ja", "の"), ("ru", "и")] {
+            assert!(stopwords(code).is_some_and(|set| set.contains(word)), "{code}: {word}");
+        }
+        assert!(stopwords("xx").is_none());
+    }
+
+    #[test]
+    fn ideographs_and_kana_stand_alone_and_other_scripts_do_not() {
+        for c in ['中', '文', 'の', 'カ', 'ー', '𠀀'] {
+            assert!(stands_alone(c), "{c}");
+        }
+        for c in ['a', 'é', 'я', '한', 'ก', '。', '、', '１', '・'] {
+            assert!(!stands_alone(c), "{c}");
+        }
+    }
+}
