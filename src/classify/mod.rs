@@ -4,7 +4,7 @@
 //! Two classifiers: `resnet` (a small ResNet through LibTorch over the lite renderer's
 //! picture, HTML features fused into its head; batched, CPU or CUDA) and
 //! `html-features` (the paper's baseline: its 11 features and a linear model, plain
-//! Rust). Both are trained by `goce-warc train` ([`train`]) and ship in `models/`.
+//! Rust). Both are trained by `goce-warc train` ([`crate::train`]) and ship in `models/`.
 
 pub mod cascade;
 pub mod device;

@@ -4,6 +4,9 @@
 //! and content encodings, and decodes the charset. Everything else is either
 //! *filtered* (a normal record that is not a page: a request, a 404, an image) or
 //! *skipped* with a [`PageError`] (a page that is broken).
+//!
+//! [`language`] tells what language a page's text is in and what that asks of the stages
+//! after this one (stopword lists, characters that are words by themselves).
 
 pub mod charset;
 pub mod http;

@@ -1,7 +1,7 @@
 //! The block trees laid out for prediction. forust-ml predicts tree by tree over a
 //! column-major f64 matrix, with 80-byte nodes; a page's ~400 blocks × 200 trees then cost
 //! as much as building the blocks (`examples/combiner_timing.rs`). Here every tree's nodes
-//! sit in one array of 16-byte nodes and [`LANES`] blocks at a time walk every tree, as f32
+//! sit in one array of 16-byte nodes and `LANES` blocks at a time walk every tree, as f32
 //! values straight from the table. The same branches (f32 thresholds that
 //! split as forust-ml's f64 comparison does, NaN to the missing branch) and the same sums
 //! in the same order as forust-ml's `predict`, so the same values (checked in the tests).
@@ -98,7 +98,7 @@ impl FlatTrees {
         Some(Self { base_score: booster.base_score, nodes, trees })
     }
 
-    /// The raw predictions for many rows, [`LANES`] rows side by side through every tree:
+    /// The raw predictions for many rows, `LANES` rows side by side through every tree:
     /// those rows (1 KB each) stay in the nearest cache while the trees stream past them,
     /// which measured 15% faster than taking one tree through every row
     /// (`examples/combiner_timing.rs`). Each row's sum takes the trees in forust-ml's

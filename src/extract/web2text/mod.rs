@@ -3,7 +3,7 @@
 //! neighbouring blocks ([`features`]) feed two small CNNs ([`net`]) whose probabilities
 //! define a hidden Markov model; Viterbi ([`viterbi`]) finds the most probable
 //! content/boilerplate labelling. Trained on CleanEval with labels aligned from its gold
-//! text ([`align`], [`train`]); `make model-web2text`.
+//! text ([`align`], [`crate::train::web2text`]); `make model-web2text`.
 
 pub mod align;
 pub mod cdom;
