@@ -18,7 +18,7 @@ pub const MIN_LANGUAGE_LETTERS: usize = 20;
 /// short (or too mixed) to tell. The code is ISO 639-1 where the language has one, ISO
 /// 639-3 otherwise.
 pub fn detect_language(text: &str) -> Option<(String, f32)> {
-    let sample = &text[..floor_char_boundary(text, LANGUAGE_SAMPLE_BYTES)];
+    let sample = sample(text);
     if sample.chars().filter(|c| c.is_alphabetic()).take(MIN_LANGUAGE_LETTERS).count() < MIN_LANGUAGE_LETTERS {
         return None;
     }
@@ -29,9 +29,13 @@ pub fn detect_language(text: &str) -> Option<(String, f32)> {
 /// The language of `text` where the detector is sure of it (whatlang's own test:
 /// `Info::is_reliable`), None otherwise.
 pub fn reliable_language(text: &str) -> Option<String> {
-    let sample = &text[..floor_char_boundary(text, LANGUAGE_SAMPLE_BYTES)];
-    let info = detector().detect(sample).filter(whatlang::Info::is_reliable)?;
+    let info = detector().detect(sample(text)).filter(whatlang::Info::is_reliable)?;
     Some(iso_639_1_or_3(info.lang().code()))
+}
+
+/// The part of `text` the detector reads: its first [`LANGUAGE_SAMPLE_BYTES`].
+fn sample(text: &str) -> &str {
+    &text[..floor_char_boundary(text, LANGUAGE_SAMPLE_BYTES)]
 }
 
 fn detector() -> &'static Detector {
