@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples cv-cut bench-e2e bench-gpu bench-scaling eval eval-timed eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-cv eval-unseen eval-classifier eval-new-sites eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu bench-markdown model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples cv-cut bench-e2e bench-gpu bench-scaling eval eval-timed eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-cv eval-unseen eval-markdown eval-classifier eval-new-sites eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -69,7 +69,7 @@ model-extract: build  ## Retrain the combiner (the default extractor) on WCXB-de
 model-web2text: build  ## Retrain Web2Text's two CNNs on CleanEval (+ WCXB-dev tuning pages) on this CPU (~1 min); rewrites models/web2text.*
 	$(BIN) train-web2text --cleaneval $(SHARED)/data/cleaneval --wcxb $(SHARED)/data/wcxb-dev --add-wcxb --out models
 
-EVAL_TARGETS := eval-quickstart eval-warcs eval-languages eval-prepass eval-extraction eval-cv eval-unseen eval-classifier eval-new-sites eval-web2text eval-render eval-slurm eval-cc
+EVAL_TARGETS := eval-quickstart eval-warcs eval-languages eval-prepass eval-extraction eval-cv eval-unseen eval-markdown eval-classifier eval-new-sites eval-web2text eval-render eval-slurm eval-cc
 
 eval: $(EVAL_TARGETS)  ## Data-driven checks over ../shared/data, a real Slurm array, cc-slice offline
 
@@ -108,6 +108,9 @@ bench: bench-data  ## WARC read, extraction and render speed on one core (criter
 
 bench-cpu: build bench-data  ## CPU per page side by side in one run: the default, the ResNet on every page, its CPU stages, extraction only, and FastWARC + Resiliparse (~3 min)
 	bash scripts/bench_cpu.sh $(BENCH_WARC)
+
+bench-markdown: build bench-data  ## What --markdown adds to the default process: CPU (runs with and without it alternating, three each) and Parquet bytes (~4 min)
+	bash scripts/bench_markdown.sh $(BENCH_WARC) 3
 
 bench-e2e: build  ## ~22,000 WCXB-dev pages (just over 1 GB gzip) and its first 136 MB (~3,000 pages) end to end: lite+ResNet, its CPU stages alone, lite+html-features, extraction only; 1 and 2 threads; pages/s, pages per CPU-second and peak RSS; then the big input's peak RSS against each of its 136 MB slices (~30 min)
 	SHARED=$(SHARED) bash scripts/bench_e2e.sh
@@ -204,14 +207,25 @@ eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-d
 
 # On pages of sites nobody here tuned on (Mozilla Readability's test suite, from crates.io):
 # the default no more than 0.01 under goce, and not under Resiliparse; `process` on a WARC of
-# them writes one row per page (scripts/eval_unseen.py).
+# them writes one row per page (scripts/peers/eval_unseen.py).
 UNSEEN_FLOORS := 'combined>=goce-0.01' 'combined>=resiliparse-0' 'combined>=rs-trafilatura-0'
 
 eval-unseen: build  ## Extraction on sites nobody here tuned on: Readability's 94 real test pages (fetched from crates.io, SHA-256 pinned), the default beside goce, trafilatura, rs-trafilatura (built from crates.io) and Resiliparse (~3 min; target/eval/unseen.json)
 	[ -x target/peer-venv/bin/python ] || python3 -m venv target/peer-venv
-	target/peer-venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements-peers.txt
-	target/peer-venv/bin/python scripts/eval_unseen.py --bin $(BIN) --shared $(SHARED) --json target/eval/unseen.json \
-	  --rs-trafilatura $$(bash scripts/build_peer_rs_trafilatura.sh) $(addprefix --require ,$(UNSEEN_FLOORS))
+	target/peer-venv/bin/pip install -q --disable-pip-version-check -r scripts/peers/requirements.txt
+	target/peer-venv/bin/python scripts/peers/eval_unseen.py --bin $(BIN) --shared $(SHARED) --json target/eval/unseen.json \
+	  --rs-trafilatura $$(bash scripts/peers/build_rs_trafilatura.sh) $(addprefix --require ,$(UNSEEN_FLOORS))
+
+# The Markdown's structure on pages the models never trained on (WCXB-dev's held-out fifth),
+# a little under the figures measured at its introduction, and its words no fewer than the
+# text's (scripts/peers/eval_markdown.py; docs/markdown.md).
+MARKDOWN_FLOORS := wcxb-held-out:heading_f1=0.91,list_item_f1=0.71,table_rows=0.67,code_lines=0.88
+
+eval-markdown: build  ## The Markdown (process --markdown) against gold headings, list items, table rows and code on WCXB-dev's held-out fifth and CleanEval, beside trafilatura's and rs-trafilatura's Markdown (~6 min; target/eval/markdown.json)
+	[ -x target/peer-venv/bin/python ] || python3 -m venv target/peer-venv
+	target/peer-venv/bin/pip install -q --disable-pip-version-check -r scripts/peers/requirements.txt
+	target/peer-venv/bin/python scripts/peers/eval_markdown.py --bin $(BIN) --shared $(SHARED) --json target/eval/markdown.json \
+	  --rs-trafilatura $$(bash scripts/peers/build_rs_trafilatura.sh) --require-words $(addprefix --require ,$(MARKDOWN_FLOORS))
 
 eval-extraction: build  ## Extraction quality on WCXB-dev (the paper's Table 2 shape; report in target/eval/extraction.json)
 	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --split held-out --json target/eval/extraction.json --require $(EXTRACTION_FLOORS) --require $(COMBINED_FLOORS)

@@ -2,6 +2,7 @@
 # shellcheck disable=SC2034  # used by the scripts that source this file
 declare -A flags=(
   [default]="--device cpu"
+  [markdown]="--device cpu --markdown"
   [resnet]="--device cpu --classifier resnet"
   [cpu-stages]="--device cpu --classifier resnet --skip-network"
   [html-features]="--classifier html-features --renderer lite"

@@ -4,7 +4,7 @@
 # LibTorch 2.13. torch-sys's C wrapper covers every ATen op of 2.13; the wrappers of ops the
 # other version lacks (or declares differently) do not compile, so they are found with the
 # compiler and made to throw. goce-warc calls none of them. This is how the GPU figures in
-# the README were measured (against the GPU image's PyTorch 2.11).
+# docs/classification.md were measured (against the GPU image's PyTorch 2.11).
 # Usage: scripts/build_against_torch.sh TORCH_DIR [WORK_DIR]
 #   TORCH_DIR: a folder with include/ and lib/ (a PyTorch wheel's torch/ folder)
 #   Results: WORK_DIR/target/release/goce-warc and WORK_DIR/target/release/deps/classify-*

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 // mimalloc, not the system allocator: parsing makes many small allocations per element;
-// faster per core, measured in the README ("Speed", "Big inputs"). It also replaces malloc
+// faster per core, measured in docs/performance.md ("Big inputs and memory"). It also replaces malloc
 // for LibTorch (the `override` feature), whose CPU activations grew glibc's heap over a run.
 // Its v2 (the `v2` feature; the crate builds v3 by default): 3% less CPU and 8% less peak
-// memory for the default `process` here (docs/performance.md, eighth session).
+// memory for the default `process` here (docs/performance.md, b5b4e42).
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -33,7 +33,7 @@ fn main() -> ExitCode {
 /// Transparent huge pages off for this process. mimalloc advises them on its arenas; the
 /// kernel then zeroes 2 MB at the first touch of each, again after every purge of a smaller
 /// range in it, and a run's many short-lived pages paid for that: 4% more CPU and 9% more
-/// peak memory for the default `process` here (docs/performance.md, ninth session).
+/// peak memory for the default `process` here (docs/performance.md, fee7a6e).
 /// Applies to memory mapped before `main` too; a kernel without the call just keeps them.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
@@ -54,7 +54,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Freed memory goes back to the system after 250 ms, not mimalloc's 10. A page takes a
 /// worker a few ms and frees most of what it took; at 10 ms that memory was returned and
 /// mapped afresh (zeroed by the kernel) every page or two. 5% less CPU and 7% more peak
-/// memory for the default `process` here (docs/performance.md, ninth session).
+/// memory for the default `process` here (docs/performance.md, 204c441).
 /// `MIMALLOC_PURGE_DELAY` in the environment still decides where it is set.
 #[cfg(feature = "mimalloc")]
 #[allow(unsafe_code)]

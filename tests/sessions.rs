@@ -11,6 +11,7 @@ mod damaged_input;
 mod extract_and_eval;
 mod languages;
 mod layering;
+mod markdown;
 mod prepass;
 mod process;
 mod render;

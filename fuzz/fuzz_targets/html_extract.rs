@@ -1,8 +1,8 @@
 //! Any text as a page: the byte-level pre-pass, html5ever's DOM and every extractor,
-//! Web2Text and the default (`combined`) included. Each gives text or a counted error
-//! within the limits, never a panic.
+//! Web2Text and the default (`combined`) included, each also writing Markdown (with links).
+//! Each gives text or a counted error within the limits, never a panic.
 #![no_main]
-use goce_warc::extract::{ExtractLimits, Extractor, Genre};
+use goce_warc::extract::{ExtractLimits, Extractor, Genre, MarkdownOptions};
 use libfuzzer_sys::fuzz_target;
 
 const EXTRACTORS: [Extractor; 10] = [
@@ -36,6 +36,11 @@ fuzz_target!(|data: &[u8]| {
         let genre = (extractor == Extractor::Oracle).then_some(Genre::ListView);
         if let Ok(extraction) = extractor.extract(&html, genre, &limits) {
             assert!(extraction.text.len() <= limits.max_text_bytes);
+        }
+        let markdown = MarkdownOptions { links: data.first().is_some_and(|b| b & 1 == 1), page_url: Some("https://example.com/a/b".into()) };
+        if let Ok(extraction) = extractor.extract_with(&html, genre, None, &limits, Some(&markdown)) {
+            assert!(extraction.markdown.as_ref().is_none_or(|m| m.len() <= limits.max_text_bytes));
+            assert_eq!(extraction.markdown.is_some(), extractor.writes_markdown());
         }
     }
 });

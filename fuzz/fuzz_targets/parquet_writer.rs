@@ -34,6 +34,7 @@ struct FuzzRow {
     text_words: i32,
     text_sha256: String,
     text: String,
+    markdown: Option<String>,
 }
 
 impl From<FuzzRow> for Row {
@@ -59,6 +60,7 @@ impl From<FuzzRow> for Row {
             text_words: r.text_words,
             text_sha256: r.text_sha256,
             text: r.text,
+            markdown: r.markdown,
         }
     }
 }

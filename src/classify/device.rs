@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use super::ClassifyError;
 
-/// `--batch-size` on CUDA. On an H100 (`make bench-gpu`, docs/measurements/) a forward pass of
+/// `--batch-size` on CUDA. On an H100 (`make bench-gpu`, docs/results/2026-11-23-45e55f2-h100-bench-gpu.log) a forward pass of
 /// 64 pictures took 3.4–6 ms and one of 256 took 40–53 ms: 64 gives about three times the images/s.
 pub const CUDA_BATCH: usize = 64;
 /// `--batch-size` on the CPU. Criterion `resnet-cpu` on 2 cores gave the same images/s at 8, 16

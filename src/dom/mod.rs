@@ -12,7 +12,7 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::{LocalName, QualName, local_name};
 
 pub use sink::ArenaSink;
-pub use strip::{FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT, Prepass};
+pub use strip::{FOR_EXTRACTION, FOR_MARKDOWN_LINKS, FOR_RENDERING, FOR_WEB2TEXT, Prepass};
 
 pub type NodeId = usize;
 

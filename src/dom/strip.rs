@@ -72,6 +72,11 @@ pub const FOR_WEB2TEXT: Prepass = Prepass {
     keep_only: &[],
 };
 
+/// For Web2Text's blocks written as Markdown with their links: [`FOR_WEB2TEXT`] keeping
+/// `href` and `src` (Web2Text's features leave out what `FOR_WEB2TEXT` drops, so they are
+/// the same on either parse).
+pub const FOR_MARKDOWN_LINKS: Prepass = Prepass { drop_attrs: &[b"srcset", b"sizes", b"d", b"points"], ..FOR_WEB2TEXT };
+
 /// For the renderer: it reads style sheets, inline SVG and, through CSS attribute
 /// selectors, any attribute. Scripts and responsive image lists go (it loads no image), and
 /// the data attributes no selector names: they are a tenth of a page's markup, and cutting

@@ -199,7 +199,7 @@ fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits,
                         e if e.uses_genre() => predicted,
                         _ => None,
                     };
-                    extractor.extract_page(analysis, genre).map_err(|e| e.to_string())
+                    extractor.extract_page(analysis, genre, None).map_err(|e| e.to_string())
                 }
                 (Ok(_), Some(Err(e)), None) => Err(e.to_string()),
                 (Ok(_), _, None) => Err("no DOM".into()),

@@ -10,6 +10,7 @@
 mod all_text;
 pub mod article;
 pub mod combine;
+pub mod markdown;
 pub mod web2text;
 
 pub use all_text::all_text;
@@ -17,7 +18,8 @@ pub use all_text::all_text;
 pub use crate::analyse::{ExtractLimits, Genre, ListAnalysis, PageAnalysis, PageError, genre, list_view, parse_page, profile, view};
 
 use crate::classify::PAGE_TYPE_COUNT;
-use crate::dom::{Dom, FOR_EXTRACTION, FOR_WEB2TEXT, Prepass};
+use crate::dom::{Dom, FOR_EXTRACTION, FOR_MARKDOWN_LINKS, FOR_WEB2TEXT, NodeId, Prepass};
+pub use markdown::MarkdownOptions;
 use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile};
 use view::View;
 
@@ -28,6 +30,9 @@ pub struct Extraction {
     /// The language the page declares (`<html lang>`), as written.
     pub declared_language: Option<String>,
     pub text: String,
+    /// The same blocks as GitHub-flavoured Markdown, when asked for and the extractor keeps
+    /// blocks ([`markdown`]); `all-text` and the paper's variants leave it `None`.
+    pub markdown: Option<String>,
     /// The genre that chose the algorithm (`goce`, `oracle`), when one did.
     pub genre: Option<Genre>,
 }
@@ -90,16 +95,24 @@ impl crate::choice::Choice for Extractor {
 }
 
 impl Extraction {
-    /// Cut to at most `max_bytes` of text, at a character boundary.
+    /// Cut to at most `max_bytes` of text (and of Markdown), at a character boundary.
     pub(crate) fn truncated(mut self, max_bytes: usize) -> Self {
-        if self.text.len() > max_bytes {
-            let mut cut = max_bytes;
-            while !self.text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            self.text.truncate(cut);
+        truncate(&mut self.text, max_bytes);
+        if let Some(markdown) = &mut self.markdown {
+            truncate(markdown, max_bytes);
         }
         self
+    }
+}
+
+/// Cuts `text` to at most `max_bytes`, at a character boundary.
+pub(crate) fn truncate(text: &mut String, max_bytes: usize) {
+    if text.len() > max_bytes {
+        let mut cut = max_bytes;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
     }
 }
 
@@ -141,78 +154,118 @@ impl Extractor {
         if self.uses_web2text() || self == Self::Combined { &FOR_WEB2TEXT } else { &FOR_EXTRACTION }
     }
 
+    /// The pre-pass for this extractor when it also writes Markdown: the renderer reads
+    /// `colspan`, `rowspan`, `alt`, the whitespace inside `pre`, and with links `href` and `src`.
+    pub fn prepass_for(self, markdown: Option<&MarkdownOptions>) -> &'static Prepass {
+        match markdown {
+            Some(m) if m.links => &FOR_MARKDOWN_LINKS,
+            Some(_) => &FOR_WEB2TEXT,
+            None => self.prepass(),
+        }
+    }
+
+    /// Whether the extractor keeps blocks the Markdown renderer can write out.
+    pub fn writes_markdown(self) -> bool {
+        !matches!(self, Self::AllText | Self::ArticlePaper | Self::ListViewPaper)
+    }
+
     /// Extracts with this algorithm. `genre`: the known genre of the page, which
     /// `goce` uses instead of its guess and `oracle` requires.
     pub fn extract(self, html: &str, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
-        self.extract_with(html, genre, None, limits)
+        self.extract_with(html, genre, None, limits, None)
     }
 
-    /// [`Self::extract`] with the classifier's page-type probabilities, which `combined` reads.
+    /// [`Self::extract`] with the classifier's page-type probabilities, which `combined`
+    /// reads, and the Markdown when asked for.
     pub fn extract_with(
         self,
         html: &str,
         genre: Option<Genre>,
         page_types: Option<[f32; PAGE_TYPE_COUNT]>,
         limits: &ExtractLimits,
+        markdown: Option<&MarkdownOptions>,
     ) -> Result<Extraction, ExtractError> {
         if self == Self::AllText {
             return all_text(html, limits);
         }
-        let dom = parse_page(html, limits, self.prepass())?;
-        let extraction = self.extract_page(&PageAnalysis::with_page_types(&dom, page_types), genre)?;
+        let dom = parse_page(html, limits, self.prepass_for(markdown))?;
+        let extraction = self.extract_page(&PageAnalysis::with_page_types(&dom, page_types), genre, markdown)?;
         Ok(extraction.truncated(limits.max_text_bytes))
     }
 
     /// Extracts from a page already parsed (with [`parse_page`]); `html` serves `all-text`.
-    pub fn extract_parsed(self, html: &str, page: &PageAnalysis<'_>, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
+    pub fn extract_parsed(
+        self,
+        html: &str,
+        page: &PageAnalysis<'_>,
+        genre: Option<Genre>,
+        limits: &ExtractLimits,
+        markdown: Option<&MarkdownOptions>,
+    ) -> Result<Extraction, ExtractError> {
         if self == Self::AllText {
             return all_text(html, limits);
         }
-        Ok(self.extract_page(page, genre)?.truncated(limits.max_text_bytes))
+        Ok(self.extract_page(page, genre, markdown)?.truncated(limits.max_text_bytes))
     }
 
     /// Extracts from a parsed page.
     pub fn extract_dom(self, dom: &Dom, genre: Option<Genre>) -> Result<Extraction, ExtractError> {
-        self.extract_page(&PageAnalysis::new(dom), genre)
+        self.extract_page(&PageAnalysis::new(dom), genre, None)
     }
 
-    /// Extracts from a parsed page, reusing the analyses already made of it.
-    pub fn extract_page(self, page: &PageAnalysis<'_>, genre: Option<Genre>) -> Result<Extraction, ExtractError> {
+    /// Extracts from a parsed page, reusing the analyses already made of it; with
+    /// `markdown`, the kept blocks are also written as Markdown.
+    pub fn extract_page(self, page: &PageAnalysis<'_>, genre: Option<Genre>, markdown: Option<&MarkdownOptions>) -> Result<Extraction, ExtractError> {
         let dom = page.dom;
         let title = dom.title();
-        let (mut text, genre) = match self {
-            Self::AllText => (page.view(&profile::PAPER_PRUNE).text_of(&[view_start(dom)]), None),
-            Self::Article => (article_text(page, &ARTICLE), None),
-            Self::ArticlePaper => (article_text(page, &ARTICLE_PAPER), None),
-            Self::ListView => (list_view_output(&page.list().view, page.list().choice.as_ref(), &LIST_VIEW), None),
-            Self::ListViewPaper => (list_view_text(page, &LIST_VIEW_PAPER), None),
-            Self::Web2text => (web2text_text(dom)?, None),
+        let markdown = markdown.filter(|_| self.writes_markdown());
+        let (mut text, mut markdown_text, genre) = match self {
+            Self::AllText => (page.view(&profile::PAPER_PRUNE).text_of(&[view_start(dom)]), None, None),
+            Self::Article => {
+                let (text, md) = article_output(page, markdown);
+                (text, md, None)
+            }
+            Self::ArticlePaper => (article_text(page, &ARTICLE_PAPER), None, None),
+            Self::ListView => {
+                let (text, md) = list_view_output_with_markdown(page, markdown);
+                (text, md, None)
+            }
+            Self::ListViewPaper => (list_view_text(page, &LIST_VIEW_PAPER), None, None),
+            Self::Web2text => {
+                let (text, md) = web2text_output(dom, markdown)?;
+                (text, md, None)
+            }
             Self::Combined => {
                 let model = combine::shared_model(None).map_err(|e| ExtractError::Model(e.to_string()))?;
                 let mut table = model.table_of(page);
                 if let Some(p) = page.page_types().and_then(|p| <&[f32; PAGE_TYPE_COUNT]>::try_from(p).ok()) {
                     table.set_page_types(p);
                 }
-                (model.text_of(&table), None)
+                let (text, content) = model.decide(&table);
+                let md = markdown.map(|m| markdown::render(dom, &table.cdom, &content, m));
+                (text, md, None)
             }
             Self::Goce | Self::Oracle | Self::GoceWeb2text => {
                 if self == Self::Oracle && genre.is_none() {
                     return Err(ExtractError::NoGoldGenre);
                 }
                 let genre = genre.unwrap_or_else(|| genre::guess(page.list()));
-                let text = match genre {
-                    Genre::Article if self == Self::GoceWeb2text => web2text_text(dom)?,
-                    Genre::Article => article_text(page, &ARTICLE),
-                    Genre::ListView => list_view_output(&page.list().view, page.list().choice.as_ref(), &LIST_VIEW),
+                let (text, md) = match genre {
+                    Genre::Article if self == Self::GoceWeb2text => web2text_output(dom, markdown)?,
+                    Genre::Article => article_output(page, markdown),
+                    Genre::ListView => list_view_output_with_markdown(page, markdown),
                 };
-                (text, Some(genre))
+                (text, md, Some(genre))
             }
         };
         if text.is_empty() {
             // A script-only page: its own summary is the only text it has.
             text = dom.description().unwrap_or_default();
+            if markdown.is_some() {
+                markdown_text = Some(markdown::paragraph(&text));
+            }
         }
-        Ok(Extraction { title, declared_language: dom.declared_language(), text, genre })
+        Ok(Extraction { title, declared_language: dom.declared_language(), text, markdown: markdown_text, genre })
     }
 
     /// Whether this extractor can run without a gold genre.
@@ -221,9 +274,46 @@ impl Extractor {
     }
 }
 
-fn web2text_text(dom: &Dom) -> Result<String, ExtractError> {
+/// Web2Text's text, and its blocks as Markdown when asked for.
+fn web2text_output(dom: &Dom, markdown: Option<&MarkdownOptions>) -> Result<(String, Option<String>), ExtractError> {
     let model = web2text::shared_model(None).map_err(|e| ExtractError::Model(e.to_string()))?;
-    model.extract(dom).map_err(|e| ExtractError::Model(e.to_string()))
+    let page = web2text::PageBlocks::of(dom);
+    let labels = model.labels(&page, web2text::Inference::Structured).map_err(|e| ExtractError::Model(e.to_string()))?;
+    let content: Vec<bool> = labels.iter().map(|&l| l == 1).collect();
+    let md = markdown.map(|m| markdown::render(dom, &page.cdom, &content, m));
+    Ok((page.cdom.text_of(&content), md))
+}
+
+/// The article extractor's text, and its kept nodes as Markdown when asked for.
+fn article_output(page: &PageAnalysis<'_>, markdown: Option<&MarkdownOptions>) -> (String, Option<String>) {
+    let view = page.view(&ARTICLE.prune);
+    let roots = article::article_roots(&view, &ARTICLE);
+    let md = markdown.map(|m| view_markdown(&view, &roots, m));
+    (view.text_of(&roots), md)
+}
+
+/// The list-view extractor's text, and its kept nodes as Markdown when asked for.
+fn list_view_output_with_markdown(page: &PageAnalysis<'_>, markdown: Option<&MarkdownOptions>) -> (String, Option<String>) {
+    let list = page.list();
+    let text = list_view_output(&list.view, list.choice.as_ref(), &LIST_VIEW);
+    let md = markdown.map(|m| {
+        let roots = match &list.choice {
+            Some(choice) => list_view::output_roots(&list.view, choice, &LIST_VIEW),
+            None => vec![list.view.start()],
+        };
+        view_markdown(&list.view, &roots, m)
+    });
+    (text, md)
+}
+
+/// The Markdown of what a view keeps under `roots`: the page's blocks, each content when
+/// its node is kept.
+fn view_markdown(view: &View<'_>, roots: &[NodeId], options: &MarkdownOptions) -> String {
+    let dom = view.dom;
+    let cdom = web2text::cdom::Cdom::build_skipping(dom, &web2text::cdom::SKIPPED_BUT_NOSCRIPT);
+    let kept = combine::blocks::marked(dom, view, roots);
+    let content: Vec<bool> = cdom.leaves.iter().map(|&l| kept.get(cdom.nodes[l].dom_node).copied().unwrap_or(false)).collect();
+    markdown::render(dom, &cdom, &content, options)
 }
 
 fn view_start(dom: &Dom) -> crate::dom::NodeId {

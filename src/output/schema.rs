@@ -36,6 +36,8 @@ pub struct Row {
     /// Lower-case hex SHA-256 of `text`.
     pub text_sha256: String,
     pub text: String,
+    /// The kept blocks as GitHub-flavoured Markdown (`process --markdown`), else None.
+    pub markdown: Option<String>,
 }
 
 pub fn schema() -> SchemaRef {
@@ -61,6 +63,7 @@ pub fn schema() -> SchemaRef {
         Field::new("text_words", DataType::Int32, false),
         utf8("text_sha256", false),
         utf8("text", false),
+        utf8("markdown", true),
     ]))
 }
 
@@ -112,6 +115,7 @@ pub fn to_batch(rows: &[Row], schema: &SchemaRef) -> Result<RecordBatch, ArrowEr
         Arc::new(words.finish()),
         strings(&|r| Some(&r.text_sha256)),
         strings(&|r| Some(&r.text)),
+        strings(&|r| r.markdown.as_deref()),
     ];
     RecordBatch::try_new(schema.clone(), columns)
 }
@@ -128,6 +132,7 @@ pub fn from_batch(batch: &RecordBatch) -> Result<Vec<Row>, ArrowError> {
         (strings("url")?, strings("warc_record_id")?, strings("warc_file")?, strings("content_type")?, strings("charset")?);
     let (title, page_type, genre, extractor) = (strings("title")?, strings("page_type")?, strings("genre")?, strings("extractor")?);
     let (language, declared_language, sha, text) = (strings("language")?, strings("declared_language")?, strings("text_sha256")?, strings("text")?);
+    let markdown = strings("markdown")?;
     let date = column("warc_date")?.as_primitive_opt::<TimestampMillisecondType>().ok_or_else(|| wrong("warc_date"))?;
     let (offset, status, html_bytes, words) = (longs("warc_offset")?, ints("http_status")?, longs("html_bytes")?, ints("text_words")?);
     let (confidence, language_confidence) = (floats("genre_confidence")?, floats("language_confidence")?);
@@ -153,6 +158,7 @@ pub fn from_batch(batch: &RecordBatch) -> Result<Vec<Row>, ArrowError> {
             text_words: words.value(i),
             text_sha256: sha.value(i).to_string(),
             text: text.value(i).to_string(),
+            markdown: optional_string(markdown, i),
         })
         .collect())
 }
@@ -190,7 +196,8 @@ mod tests {
     #[test]
     fn rows_become_a_batch_with_the_schema() {
         let schema = schema();
-        let rows = vec![Row { url: "u".into(), text: "t".into(), ..Row::default() }; 3];
+        let mut rows = vec![Row { url: "u".into(), text: "t".into(), ..Row::default() }; 3];
+        rows[1].markdown = Some("# t".into());
         let batch = to_batch(&rows, &schema).unwrap();
         assert_eq!((batch.num_rows(), batch.num_columns()), (3, schema.fields().len()));
         assert_eq!(from_batch(&batch).unwrap(), rows);

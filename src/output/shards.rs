@@ -200,7 +200,7 @@ mod tests {
         (
             (text, optional(text), optional(any::<i64>()), text, optional(any::<i64>()), any::<i32>(), text),
             (text, any::<i64>(), optional(text), optional(text), optional(text), optional(-1e9f32..1e9)),
-            (text, optional(text), optional(0f32..1.0), optional(text), any::<i32>(), text, text),
+            (text, optional(text), optional(0f32..1.0), optional(text), any::<i32>(), text, text, optional(text)),
         )
             .prop_map(|(a, b, c)| Row {
                 url: a.0,
@@ -223,6 +223,7 @@ mod tests {
                 text_words: c.4,
                 text_sha256: c.5,
                 text: c.6,
+                markdown: c.7,
             })
     }
 

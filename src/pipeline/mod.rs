@@ -25,7 +25,7 @@ pub use progress::Progress;
 use crate::classify::{Classifier, Features, NetInput, PAGE_TYPE_COUNT, Prediction};
 use crate::dom::FOR_RENDERING;
 use crate::extract::combine::BlockTable;
-use crate::extract::{ExtractLimits, Extraction, Extractor, Genre, PageAnalysis, parse_page};
+use crate::extract::{ExtractLimits, Extraction, Extractor, Genre, MarkdownOptions, PageAnalysis, parse_page};
 use crate::output::{Counts, Manifest, OutputError, Row, ShardWriter, StageSeconds, manifest_exists, parse_warc_date, remove_leftovers, write_manifest};
 use crate::page::{Decision, PageFilter, ResponseRecord, decode_page, wants_record};
 use crate::render::{PageRenderer, Picture};
@@ -60,6 +60,8 @@ pub struct ProcessConfig {
     pub reader: ReaderLimits,
     pub filter: PageFilter,
     pub extractor: Extractor,
+    /// Also write each page's kept blocks as Markdown (the `markdown` column).
+    pub markdown: Option<MarkdownOptions>,
     pub extract_limits: ExtractLimits,
     /// Render every page (the classifier's input); `None`: no pictures.
     pub renderer: Option<Arc<PageRenderer>>,
@@ -230,17 +232,28 @@ struct PendingBlocks {
     table: BlockTable,
     /// The page's own summary, the text of a page with none.
     description: Option<String>,
+    /// With `--markdown`: the page's DOM, which the Markdown is written from once the
+    /// trees have decided, and the options for this page.
+    markdown: Option<(Box<crate::dom::Dom>, MarkdownOptions)>,
 }
 
 impl PendingBlocks {
-    /// The combiner's text, given the page types when the classifier gave them.
-    fn text(mut self, page_types: Option<&[f32; PAGE_TYPE_COUNT]>, max_bytes: usize) -> String {
+    /// The combiner's text (and Markdown), given the page types when the classifier gave them.
+    fn text(mut self, page_types: Option<&[f32; PAGE_TYPE_COUNT]>, max_bytes: usize) -> (String, Option<String>) {
         if let Some(p) = page_types {
             self.table.set_page_types(p);
         }
-        let text = crate::extract::combine::shared_model(None).map(|m| m.text_of(&self.table)).unwrap_or_default();
-        let text = if text.is_empty() { self.description.unwrap_or_default() } else { text };
-        Extraction { title: None, declared_language: None, text, genre: None }.truncated(max_bytes).text
+        let (text, content) = crate::extract::combine::shared_model(None).map(|m| m.decide(&self.table)).unwrap_or_default();
+        let markdown = self.markdown.map(|(dom, options)| crate::extract::markdown::render(&dom, &self.table.cdom, &content, &options));
+        let extraction = if text.is_empty() {
+            let text = self.description.unwrap_or_default();
+            let markdown = markdown.map(|_| crate::extract::markdown::paragraph(&text));
+            Extraction { text, markdown, ..Extraction::default() }
+        } else {
+            Extraction { text, markdown, ..Extraction::default() }
+        };
+        let extraction = extraction.truncated(max_bytes);
+        (extraction.text, extraction.markdown)
     }
 }
 
@@ -494,8 +507,10 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
     let mut pending = None;
     let mut prediction = None;
     let classifier = config.classifier.as_deref();
+    let markdown = config.markdown.as_ref().map(|m| MarkdownOptions { page_url: Some(page.url.clone()), ..m.clone() });
+    let markdown = markdown.as_ref();
     let extraction = if config.renderer.is_none() && classifier.is_none() {
-        match config.extractor.extract(&page.html, None, &config.extract_limits) {
+        match config.extractor.extract_with(&page.html, None, None, &config.extract_limits, markdown) {
             Ok(e) => e,
             Err(e) => return skipped(e),
         }
@@ -523,7 +538,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 if asked_for_pictures {
                     draw();
                 }
-                match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits) {
+                match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits, markdown) {
                     Ok(e) => e,
                     Err(e) => return skipped(e),
                 }
@@ -536,7 +551,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 let genre = predicted.as_ref().map(|p| p.genre);
                 let page_analysis = page_analysis.given_page_types(predicted.as_ref().map(|p| p.probabilities));
                 prediction = predicted;
-                match config.extractor.extract_parsed(&page.html, &page_analysis, genre, &config.extract_limits) {
+                match config.extractor.extract_parsed(&page.html, &page_analysis, genre, &config.extract_limits, markdown) {
                     Ok(e) => e,
                     Err(e) => return skipped(e),
                 }
@@ -550,21 +565,23 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                     match crate::extract::combine::shared_model(None) {
                         Ok(model) => {
                             let table = model.table_of(&page_analysis);
-                            let title = dom.title();
-                            blocks = Some(Box::new(PendingBlocks { table, description: dom.description() }));
-                            (Extraction { title, declared_language: dom.declared_language(), text: String::new(), genre: None }, None)
+                            let (title, declared_language, description) = (dom.title(), dom.declared_language(), dom.description());
+                            drop(page_analysis);
+                            let markdown = markdown.map(|m| (Box::new(dom), m.clone()));
+                            blocks = Some(Box::new(PendingBlocks { table, description, markdown }));
+                            (Extraction { title, declared_language, ..Extraction::default() }, None)
                         }
                         Err(e) => return skipped(crate::extract::ExtractError::Model(e.to_string())),
                     }
                 } else if config.extractor.uses_genre() {
-                    let both =
-                        [Genre::Article, Genre::ListView].map(|g| config.extractor.extract_parsed(&page.html, &page_analysis, Some(g), &config.extract_limits));
+                    let both = [Genre::Article, Genre::ListView]
+                        .map(|g| config.extractor.extract_parsed(&page.html, &page_analysis, Some(g), &config.extract_limits, markdown));
                     match both {
                         [Ok(article), Ok(list_view)] => (article.clone(), Some(Box::new([article, list_view]))),
                         [Err(e), _] | [_, Err(e)] => return skipped(e),
                     }
                 } else {
-                    match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits) {
+                    match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits, markdown) {
                         Ok(e) => (e, None),
                         Err(e) => return skipped(e),
                     }
@@ -590,6 +607,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         extractor: config.extractor.name().to_string(),
         declared_language: crate::annotate::declared_language(extraction.declared_language.as_deref(), page.content_language.as_deref()),
         text: extraction.text,
+        markdown: extraction.markdown,
         url: page.url,
         ..Row::default()
     };
@@ -711,7 +729,7 @@ fn finish_pending(processed: &mut Processed, prediction: Option<&Prediction>, co
     let Processed::Row(row, _, pending) = processed else { return };
     let Some(p) = pending.take() else { return };
     if let Some(blocks) = p.blocks {
-        row.text = blocks.text(prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
+        (row.text, row.markdown) = blocks.text(prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
     }
     if let Some(prediction) = prediction {
         set_prediction(row, prediction);
@@ -719,6 +737,7 @@ fn finish_pending(processed: &mut Processed, prediction: Option<&Prediction>, co
             let [article, list_view] = *candidates;
             let chosen = if prediction.genre == Genre::ListView { list_view } else { article };
             row.text = chosen.text;
+            row.markdown = chosen.markdown;
         }
     }
     annotate(row);

@@ -335,7 +335,7 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
                         Extractor::Goce => prediction.map(|p| p.genre),
                         _ => None,
                     };
-                    let text = e.extract_page(&analysis, genre).map(|x| x.text).unwrap_or_default();
+                    let text = e.extract_page(&analysis, genre, None).map(|x| x.text).unwrap_or_default();
                     text_scores(&text, &gold_words)
                 })
                 .collect();

@@ -62,6 +62,7 @@ pub struct TestRow {
     pub declared_language: Option<String>,
     pub text_words: i32,
     pub text_sha256: String,
+    pub markdown: Option<String>,
 }
 
 pub fn read_shard(path: &Path) -> Vec<TestRow> {
@@ -82,6 +83,7 @@ pub fn read_shard(path: &Path) -> Vec<TestRow> {
             strings("warc_file"),
         );
         let page_type = strings("page_type");
+        let markdown = strings("markdown");
         let (language, declared, sha) = (strings("language"), strings("declared_language"), strings("text_sha256"));
         let language_confidence =
             batch.column_by_name("language_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("language_confidence");
@@ -109,6 +111,7 @@ pub fn read_shard(path: &Path) -> Vec<TestRow> {
                 declared_language: opt(&declared, i),
                 text_words: words.value(i),
                 text_sha256: sha.value(i).to_string(),
+                markdown: opt(&markdown, i),
             });
         }
     }

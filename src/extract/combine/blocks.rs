@@ -321,7 +321,7 @@ fn ratio(a: u64, b: u64) -> f32 {
 }
 
 /// Marks the nodes a view keeps under the given roots (the text an extractor outputs).
-fn marked(dom: &Dom, view: &View<'_>, roots: &[NodeId]) -> Vec<bool> {
+pub(crate) fn marked(dom: &Dom, view: &View<'_>, roots: &[NodeId]) -> Vec<bool> {
     let mut mark = vec![false; dom.nodes.len()];
     for &root in roots {
         let mut stack = vec![root];
@@ -441,7 +441,7 @@ mod tests {
         let with = BlockTable::with_candidate_texts(&page);
         let texts = with.candidate_texts.as_ref().unwrap();
         assert_eq!(texts.article, crate::extract::article_text(&page, &ARTICLE));
-        assert_eq!(texts.list_view, crate::extract::Extractor::ListView.extract_page(&page, None).unwrap().text);
+        assert_eq!(texts.list_view, crate::extract::Extractor::ListView.extract_page(&page, None, None).unwrap().text);
         assert_eq!(with.rows_bits(), BlockTable::of(&page).rows_bits(), "the rows do not depend on it");
     }
 

@@ -220,17 +220,23 @@ impl CombinerModel {
     /// The main content of a page's blocks: the blocks the trees keep, unless the selector
     /// expects one of the whole-page candidates to score better.
     pub fn text_of(&self, table: &BlockTable) -> String {
+        self.decide(table).0
+    }
+
+    /// [`Self::text_of`], and the blocks the trees keep (what the Markdown is written from).
+    pub fn decide(&self, table: &BlockTable) -> (String, Vec<bool>) {
         let probabilities = self.probabilities(table);
         let content = self.content_of(table, &probabilities);
         let blocks = table.text_of(&content);
         if self.selector.is_empty() {
-            return blocks;
+            return (blocks, content);
         }
-        match self.choose(&selector_features(table, &probabilities, &content, &blocks)) {
+        let text = match self.choose(&selector_features(table, &probabilities, &content, &blocks)) {
             1 => table.candidate_texts.as_ref().map_or(blocks, |c| c.article.clone()),
             2 => table.candidate_texts.as_ref().map_or(blocks, |c| c.list_view.clone()),
             _ => blocks,
-        }
+        };
+        (text, content)
     }
 
     /// The candidate with the best predicted word F1 (index into [`CANDIDATES`]).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Thirteenth session (2026-11-27): the default `process` on CUDA against the CPU with the models of
-# a6b23e8 (the combiner refitted with the tiled histogram fill), on a lent GPU machine (log h100-check-13.log).
+# 2026-11-27: the default `process` on CUDA against the CPU with the models of
+# a6b23e8 (the combiner refitted with the tiled histogram fill), on a lent GPU machine (log 2026-11-27-5f405cf-h100-check.log).
 # Run from the repository root with .gpu/ carried: goce-warc.xz (stripped, built by
 # scripts/build_against_torch.sh against the machine's PyTorch from a6b23e8) and pages.warc.gz (the 606
 # WCXB-dev pages whose number is 0 or 1 mod 5, by ../shared/tools/make_warc.py).

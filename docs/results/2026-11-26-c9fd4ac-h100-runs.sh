@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The tenth session's device checks on lent H100 machines (2026-11-26), one per call:
-#   h100-runs.sh batching    (log h100-scaling-batching.log; binary 6ca0e37)
-#   h100-runs.sh old-and-new (log h100-scaling-classify-in-workers.log; .gpu/goce-warc.xz a716f45, .gpu/goce-warc-old.xz 6ca0e37)
-#   h100-runs.sh cuda-long   (log h100-cuda-long-run.log; a716f45)
-# The eleventh session's (2026-11-26), after `make model` with `--add` and `make model-extract`:
-#   h100-runs.sh new-models  (log h100-new-models.log; the a716f45 binary, whose `process` and
+# Device checks on lent H100 machines (2026-11-26, binaries 6ca0e37 and a716f45), one per call:
+#   h100-runs.sh batching    (log 2026-11-26-eeac12c-h100-scaling-batching.log; binary 6ca0e37)
+#   h100-runs.sh old-and-new (log 2026-11-26-eeac12c-h100-scaling-classify-in-workers.log; .gpu/goce-warc.xz a716f45, .gpu/goce-warc-old.xz 6ca0e37)
+#   h100-runs.sh cuda-long   (log 2026-11-26-eeac12c-h100-cuda-long-run.log; a716f45)
+# Added with e02a67a (2026-11-26), after `make model` with `--add` and `make model-extract`:
+#   h100-runs.sh new-models  (log 2026-11-26-e02a67a-h100-new-models.log; the a716f45 binary, whose `process` and
 #                             `classify` code is unchanged since, with the working tree's models/)
 # Run from the repository root with .gpu/ carried: goce-warc.xz (stripped, built by scripts/build_against_torch.sh
 # against the machine's PyTorch), classify-bench.xz (batching only), pages.tar.xz (the WCXB-dev pages), make_warc.py.

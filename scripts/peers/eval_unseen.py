@@ -19,7 +19,7 @@ as a new user runs it; the check fails unless `process` writes one row per page.
 Pages under 10 kB are the suite's synthetic unit tests (`replace-brs`, `rtl-1`, ...), not real
 pages; they are left out (the smallest real page is 10 kB, the largest test 4 kB).
 
-    python scripts/eval_unseen.py --bin target/release/goce-warc --json target/eval/unseen.json
+    python scripts/peers/eval_unseen.py --bin target/release/goce-warc --json target/eval/unseen.json
 """
 
 import argparse
@@ -242,7 +242,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", default="target/release/goce-warc")
     parser.add_argument("--cache", default="target/unseen", type=pathlib.Path)
-    parser.add_argument("--rs-trafilatura", metavar="BIN", help="rs-trafilatura's extract_stdin (scripts/build_peer_rs_trafilatura.sh)")
+    parser.add_argument("--rs-trafilatura", metavar="BIN", help="rs-trafilatura's extract_stdin (scripts/peers/build_rs_trafilatura.sh)")
     parser.add_argument("--shared", default="../shared", type=pathlib.Path, help="where tools/make_warc.py is, for the `process` run")
     parser.add_argument("--json", default="target/eval/unseen.json", type=pathlib.Path)
     parser.add_argument("--require", action="append", default=[], metavar="A>=B-MARGIN|A>=F1",

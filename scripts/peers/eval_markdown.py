@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""Structure of the Markdown (`process --markdown`) against gold, beside the peers' Markdown.
+
+Pages: WCXB-dev's held-out fifth (page ids divisible by five: the combiner and the classifier
+never trained on them), Scrapinghub's 181 news pages (gold structure from the page's HTML
+within its gold text, as for WCXB; the combiner trained on four fifths of them) and CleanEval
+(dev + final; the combiner trained on these pages, so its content decisions there are
+in-fold: the structure figures still measure the renderer).
+
+Gold structure
+- CleanEval: its gold text marks headings (`<h>`), list items (`<l>`) and paragraphs (`<p>`).
+- WCXB, from the page's HTML within its gold text (lines compared lower-cased, whitespace
+  collapsed): an h1-h6 whose text is a gold line is a gold heading; an li with no list inside
+  whose text is a gold line, a gold list item; a table with no table inside, >= 2 rows and
+  >= 2 columns, whose non-empty cells are >= 80% inside the gold text, a gold table (each row
+  compared as its non-empty cells in order, a cell repeated in adjacent columns counted once);
+  a pre whose text is inside the gold text, a gold code block (its non-empty lines, leading
+  whitespace kept, trailing dropped).
+
+Each tool's Markdown is read with markdown-it-py (CommonMark, GFM tables and strikethrough).
+Heading / list-item precision is taken among the Markdown headings / items whose text is a
+gold line; recall over the gold ones. Table rows: the share of gold rows found as a Markdown
+table row. Code lines: the share of gold code lines found in Markdown code blocks. Word F1
+(WCXB's: lower-case \\w+ bags) of the Markdown's text, and of our `text` column beside it.
+
+    python scripts/peers/eval_markdown.py --bin target/release/goce-warc --shared ../shared \\
+        [--rs-trafilatura BIN] [--json target/eval/markdown.json] [--require combined:heading_f1=0.9,...]
+"""
+import argparse
+import collections
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORD = re.compile(r"\w+")
+
+
+def norm(text):
+    return " ".join(text.lower().split())
+
+
+def words(text):
+    return WORD.findall(text.lower())
+
+
+def word_f1(predicted, gold):
+    p, g = collections.Counter(words(predicted)), collections.Counter(words(gold))
+    if not g:
+        return 1.0 if not p else 0.0
+    overlap = sum((p & g).values())
+    if not overlap:
+        return 0.0
+    precision, recall = overlap / sum(p.values()), overlap / sum(g.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def merged_cells(cells):
+    """Non-empty cells in order, a cell repeated in adjacent columns counted once."""
+    out = []
+    for cell in cells:
+        if cell and (not out or out[-1] != cell):
+            out.append(cell)
+    return tuple(out)
+
+
+class Gold:
+    def __init__(self, text, headings=(), items=(), rows=(), code_lines=()):
+        self.text = text
+        self.lines = {norm(line) for line in text.split("\n") if norm(line)}
+        # Distinct texts: a page that repeats a heading (a hidden mobile copy, a table of
+        # contents) asks for it once.
+        self.headings = collections.Counter(set(headings))
+        self.items = collections.Counter(set(items))
+        self.rows = collections.Counter(set(rows))
+        self.code_lines = collections.Counter(code_lines)
+
+
+def wcxb_gold(html_bytes, text):
+    import lxml.html
+
+    lines = {norm(line) for line in text.split("\n") if norm(line)}
+    flat = norm(text)
+    try:
+        root = lxml.html.document_fromstring(html_bytes)
+    except Exception:
+        return Gold(text)
+    headings, items, rows, code = [], [], [], []
+    for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+        t = norm(el.text_content())
+        if t and t in lines:
+            headings.append(t)
+    for el in root.iter("li"):
+        if next(el.iter("ul", "ol"), None) is not None:
+            continue
+        t = norm(el.text_content())
+        if t and t in lines:
+            items.append(t)
+    for table in root.iter("table"):
+        if any(True for _ in table.iterdescendants("table")):
+            continue
+        grid = [[norm(c.text_content()) for c in tr if c.tag in ("td", "th")] for tr in table.iter("tr")]
+        grid = [r for r in grid if r]
+        if len(grid) < 2 or max(len(r) for r in grid) < 2:
+            continue
+        cells = [c for r in grid for c in r if c]
+        if not cells or sum(c in flat for c in cells) < 0.8 * len(cells):
+            continue
+        rows.extend(k for k in (merged_cells(r) for r in grid) if k)
+    seen = set()
+    for pre in root.iter("pre"):
+        body = pre.text_content()
+        if norm(body) and norm(body) in flat and body not in seen:
+            seen.add(body)
+            code.extend(line.rstrip() for line in body.split("\n") if line.strip())
+    return Gold(text, headings, items, rows, code)
+
+
+CLEANEVAL_MARK = re.compile(r"<(p|h|l)>", re.I)
+
+
+def cleaneval_gold(raw):
+    body = raw.split("\n", 1)[1] if raw.startswith("URL:") else raw
+    parts = CLEANEVAL_MARK.split(body)
+    segments = [(parts[i].lower(), norm(parts[i + 1])) for i in range(1, len(parts) - 1, 2)]
+    segments = [(kind, t) for kind, t in segments if t]
+    text = "\n".join(t for _, t in segments)
+    return Gold(text, [t for k, t in segments if k == "h"], [t for k, t in segments if k == "l"])
+
+
+def read_markdown(markdown):
+    """Headings, list items, table rows, code lines and plain text of a Markdown document."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table").enable("strikethrough")
+    headings, items, rows, code, text = [], [], [], [], []
+    item_stack, row, cell, heading = [], None, None, None
+
+    def inline_text(token):
+        out = []
+        for child in token.children or []:
+            if child.type in ("text", "code_inline"):
+                out.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                out.append(" ")
+        return "".join(out)
+
+    for token in md.parse(markdown or ""):
+        if token.type == "heading_open":
+            heading = []
+        elif token.type == "heading_close":
+            headings.append(norm(" ".join(heading)))
+            heading = None
+        elif token.type == "list_item_open":
+            item_stack.append([])
+        elif token.type == "list_item_close":
+            items.append(norm(" ".join(item_stack.pop())))
+        elif token.type == "tr_open":
+            row = []
+        elif token.type == "tr_close":
+            rows.append(merged_cells(row))
+            row = None
+        elif token.type in ("th_open", "td_open"):
+            cell = []
+        elif token.type in ("th_close", "td_close"):
+            if row is not None:
+                row.append(norm(" ".join(cell)))
+            cell = None
+        elif token.type in ("fence", "code_block"):
+            code.extend(line.rstrip() for line in token.content.split("\n") if line.strip())
+            text.append(token.content)
+        elif token.type == "inline":
+            t = inline_text(token)
+            text.append(t)
+            for target in (heading, cell, item_stack[-1] if item_stack else None):
+                if target is not None:
+                    target.append(t)
+    return {
+        "headings": collections.Counter({h for h in headings if h}),
+        "items": collections.Counter({i for i in items if i}),
+        "rows": collections.Counter({r for r in rows if r}),
+        "code_lines": collections.Counter(code),
+        "text": "\n".join(text),
+    }
+
+
+class Tally:
+    def __init__(self):
+        self.c = collections.Counter()
+        self.f1 = []
+        self.text_f1 = []
+
+    def add(self, gold, markdown, text=None):
+        read = read_markdown(markdown)
+        for kind in ("headings", "items"):
+            ours = read[kind]
+            # Precision among the Markdown's structures whose text is a gold line.
+            on_gold_lines = collections.Counter({t: n for t, n in ours.items() if t in gold.lines})
+            self.c[kind + "_predicted"] += sum(on_gold_lines.values())
+            self.c[kind + "_right"] += sum((on_gold_lines & getattr(gold, kind)).values())
+            self.c[kind + "_gold"] += sum(getattr(gold, kind).values())
+            self.c[kind + "_found"] += sum((ours & getattr(gold, kind)).values())
+        self.c["rows_gold"] += sum(gold.rows.values())
+        self.c["rows_found"] += sum((read["rows"] & gold.rows).values())
+        self.c["code_gold"] += sum(gold.code_lines.values())
+        self.c["code_found"] += sum((read["code_lines"] & gold.code_lines).values())
+        self.f1.append(word_f1(read["text"], gold.text))
+        if text is not None:
+            self.text_f1.append(word_f1(text, gold.text))
+        self.c["pages"] += 1
+
+    def summary(self):
+        c = self.c
+        out = {"pages": c["pages"]}
+        for kind, name in (("headings", "heading"), ("items", "list_item")):
+            p = c[kind + "_right"] / c[kind + "_predicted"] if c[kind + "_predicted"] else 0.0
+            r = c[kind + "_found"] / c[kind + "_gold"] if c[kind + "_gold"] else 0.0
+            out[name + "_precision"], out[name + "_recall"] = round(p, 4), round(r, 4)
+            out[name + "_f1"] = round(2 * p * r / (p + r), 4) if p + r else 0.0
+            out[name + "_gold"] = c[kind + "_gold"]
+        out["table_rows"] = round(c["rows_found"] / c["rows_gold"], 4) if c["rows_gold"] else None
+        out["table_rows_gold"] = c["rows_gold"]
+        out["code_lines"] = round(c["code_found"] / c["code_gold"], 4) if c["code_gold"] else None
+        out["code_lines_gold"] = c["code_gold"]
+        out["markdown_word_f1"] = round(sum(self.f1) / len(self.f1), 4) if self.f1 else None
+        if self.text_f1:
+            out["text_word_f1"] = round(sum(self.text_f1) / len(self.text_f1), 4)
+        return out
+
+
+def load_pages(shared):
+    """(dataset, id, url, html bytes, gold) for WCXB-dev's held-out fifth, Scrapinghub and CleanEval."""
+    pages = []
+    wcxb = shared / "data" / "wcxb-dev"
+    for path in sorted((wcxb / "ground-truth").glob("*.json")):
+        pid = path.stem
+        if not pid.isdigit() or int(pid) % 5:
+            continue
+        html_path = wcxb / "html" / f"{pid}.html.gz"
+        if not html_path.exists():
+            continue
+        gt = json.loads(path.read_text())
+        text = (gt.get("ground_truth") or {}).get("main_content") or ""
+        html = gzip.decompress(html_path.read_bytes())
+        pages.append(("wcxb-held-out", pid, gt.get("url") or f"http://example.invalid/{pid}", html, wcxb_gold(html, text)))
+    scrapinghub = shared / "data" / "scrapinghub"
+    gold_file = scrapinghub / "ground-truth.json"
+    if gold_file.exists():
+        for pid, gt in sorted(json.loads(gold_file.read_text()).items()):
+            html_path = scrapinghub / "html" / f"{pid}.html.gz"
+            if html_path.exists():
+                html = gzip.decompress(html_path.read_bytes())
+                pages.append(("scrapinghub", pid, gt.get("url") or f"http://example.invalid/{pid}", html, wcxb_gold(html, gt.get("articleBody") or "")))
+    cleaneval = shared / "data" / "cleaneval"
+    for part in ("dev", "final"):
+        for gold_path in sorted((cleaneval / part / "GoldStandard").glob("*.txt")):
+            html_path = cleaneval / part / "input" / f"{gold_path.stem}.html"
+            if html_path.exists():
+                pid = f"{part}/input/{gold_path.stem}.html"
+                raw = gold_path.read_bytes().decode("utf-8", "replace")
+                pages.append(("cleaneval", pid, f"http://pages.invalid/{pid}", html_path.read_bytes(), cleaneval_gold(raw)))
+    return pages
+
+
+def ours(binary, shared, pages, work):
+    """The default `process --markdown` over a WARC of the pages: (text, markdown) by URL,
+    and the CPU seconds of the run with and without --markdown."""
+    import pyarrow.parquet as pq
+
+    folder = work / "pages"
+    (folder / "html").mkdir(parents=True)
+    (folder / "ground-truth").mkdir()
+    for n, (_, _, url, html, _) in enumerate(pages):
+        (folder / "html" / f"{n}.html.gz").write_bytes(gzip.compress(html, mtime=0))
+        (folder / "ground-truth" / f"{n}.json").write_text(json.dumps({"url": url}))
+    warc = work / "pages.warc.gz"
+    subprocess.run([sys.executable, str(shared / "tools" / "make_warc.py"), str(folder), "-o", str(warc)], check=True, stdout=subprocess.DEVNULL)
+    out = work / "out"
+    subprocess.run([binary, "process", str(warc), "--out", str(out), "--overwrite", "--quiet", "--markdown"], check=True)
+    by_url = {}
+    for part in sorted(out.glob("*.parquet")):
+        for row in pq.read_table(part, columns=["url", "text", "markdown"]).to_pylist():
+            by_url[row["url"]] = (row["text"] or "", row["markdown"] or "")
+    return by_url
+
+
+def rs_trafilatura_markdown(binary):
+    """rs-trafilatura's own `extract_stdin --markdown` (tables, links and formatting on), the
+    page as UTF-8 on standard input."""
+
+    def run(html, url):
+        done = subprocess.run([binary, "--url", url, "--markdown"], input=html.decode("utf-8", "replace").encode(), capture_output=True, check=True)
+        return json.loads(done.stdout).get("content_markdown") or ""
+
+    return run
+
+
+def peers(pages, rs_binary):
+    tools = {}
+    try:
+        import trafilatura
+
+        tools["trafilatura"] = lambda html, url: trafilatura.extract(
+            html, url=url, output_format="markdown", include_tables=True, include_formatting=True, include_comments=False
+        ) or ""
+    except ImportError:
+        print("eval-markdown: trafilatura not installed, left out", file=sys.stderr)
+    if rs_binary:
+        tools["rs-trafilatura"] = rs_trafilatura_markdown(rs_binary)
+    out = {}
+    for tool, run in tools.items():
+        started = time.process_time()
+        out[tool] = {}
+        for dataset, pid, url, html, _ in pages:
+            try:
+                out[tool][(dataset, pid)] = run(html, url)
+            except Exception as error:  # a peer's failure on one page scores 0, as ours would
+                print(f"eval-markdown: {tool} failed on {dataset}/{pid}: {error}", file=sys.stderr)
+                out[tool][(dataset, pid)] = ""
+        print(f"eval-markdown: {tool}: {time.process_time() - started:.1f} CPU s in this process", file=sys.stderr)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--shared", required=True, type=Path)
+    parser.add_argument("--rs-trafilatura", metavar="BIN", help="rs-trafilatura's extract_stdin (scripts/peers/build_rs_trafilatura.sh)")
+    parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--require", action="append", default=[], metavar="DATASET:METRIC=MIN,...", help="fail unless our figure reaches each floor")
+    parser.add_argument("--require-words", action="store_true", help="fail unless, on every dataset, the Markdown's word F1 is no lower than the text's")
+    args = parser.parse_args()
+
+    pages = load_pages(args.shared)
+    with tempfile.TemporaryDirectory() as tmp:
+        by_url = ours(args.bin, args.shared, pages, Path(tmp))
+    results = {}
+    tallies = collections.defaultdict(Tally)
+    for dataset, pid, url, html, gold in pages:
+        text, markdown = by_url.get(url, ("", ""))
+        tallies[(dataset, "goce-warc")].add(gold, markdown, text)
+    if not args.no_peers:
+        for tool, markdowns in peers(pages, args.rs_trafilatura).items():
+            for dataset, pid, url, html, gold in pages:
+                tallies[(dataset, tool)].add(gold, markdowns[(dataset, pid)])
+    for (dataset, tool), tally in sorted(tallies.items()):
+        results.setdefault(dataset, {})[tool] = tally.summary()
+
+    columns = ["heading_precision", "heading_recall", "heading_f1", "list_item_precision", "list_item_recall", "list_item_f1", "table_rows", "code_lines", "markdown_word_f1", "text_word_f1"]
+    for dataset, tools in results.items():
+        any_tool = next(iter(tools.values()))
+        print(f"\n{dataset}: {any_tool['pages']} pages; gold: {any_tool['heading_gold']} headings, {any_tool['list_item_gold']} list items, "
+              f"{any_tool['table_rows_gold']} table rows, {any_tool['code_lines_gold']} code lines")
+        print("| tool | " + " | ".join(columns) + " |")
+        print("|---" * (len(columns) + 1) + "|")
+        for tool, s in tools.items():
+            print(f"| {tool} | " + " | ".join("" if s.get(c) is None else f"{s[c]:.3f}" for c in columns) + " |")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+
+    failed = False
+    for spec in args.require:
+        dataset, floors = spec.split(":", 1)
+        for floor in floors.split(","):
+            metric, value = floor.split("=")
+            got = results.get(dataset, {}).get("goce-warc", {}).get(metric)
+            ok = got is not None and got >= float(value)
+            print(f"{'floor ok' if ok else 'FLOOR MISSED'}: {dataset} {metric} {got} >= {value}")
+            failed |= not ok
+    if args.require_words:
+        for dataset, tools in results.items():
+            s = tools["goce-warc"]
+            ok = s["markdown_word_f1"] >= s["text_word_f1"]
+            print(f"{'floor ok' if ok else 'FLOOR MISSED'}: {dataset} Markdown word F1 {s['markdown_word_f1']} >= text {s['text_word_f1']}")
+            failed |= not ok
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,909 @@
+//! The kept blocks as GitHub-flavoured Markdown: the same text an extractor keeps, with the
+//! structure the page's DOM gives it — headings at their level, paragraphs, nested
+//! lists, block quotes, data tables as pipe tables, code blocks fenced verbatim, inline
+//! code and math as LaTeX where the page carries its source.
+//!
+//! One renderer serves every extractor that keeps blocks: it reads the page's DOM, its
+//! Collapsed DOM (Web2Text's text leaves, the blocks the extractors decide on) and one
+//! flag per leaf. It emits only the leaves marked content, joined as
+//! [`Cdom::text_of`] joins them, so the Markdown holds the words of the `text` column;
+//! what only the Markdown carries is listed in `docs/markdown.md` (math sources, image
+//! alt text, fence language tags, and with links on, URLs).
+//!
+//! Escaping follows CommonMark: a text line that starts with `1.`, `#`, `-` or `>`
+//! stays text, and `*`, `_`, `` ` ``, `[`…`](`, `<tag`, `&entity;` are escaped where
+//! they would start markup.
+
+use html5ever::{LocalName, local_name};
+
+use crate::dom::{Dom, NodeData, NodeId};
+use crate::extract::web2text::cdom::{Cdom, MAX_DEPTH};
+
+/// What the Markdown holds besides the text and its structure.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkdownOptions {
+    /// Keep link targets (`[text](url)`) and images (`![alt](src)`), resolved against the
+    /// page's `<base href>`, else `page_url`. Without it a link is its text and an image is
+    /// left out.
+    pub links: bool,
+    /// The record's URL, the base of relative links.
+    pub page_url: Option<String>,
+}
+
+/// Cells a `colspan`/`rowspan` may cover at most (a page asking for 10,000 columns gets this).
+const MAX_SPAN: usize = 64;
+/// Cells a table's spans may cover at most before it is written as blocks, not a grid (a
+/// page of 10,000 cells each spanning 64 × 64 would otherwise take seconds).
+const MAX_GRID_CELLS: usize = 100_000;
+/// Columns a pipe table may have at most; a wider grid is written as text lines.
+const MAX_COLUMNS: usize = 64;
+/// A cell with more words than this is page layout, not data.
+const LAYOUT_CELL_WORDS: usize = 150;
+/// A cell with this many headings, and paragraphs, lists or quotes with text, holds a page's sections.
+const LAYOUT_CELL_SECTIONS: usize = 3;
+/// A heading in a cell with more words than this after it starts a section of the page.
+const LAYOUT_WORDS_UNDER_HEADING: usize = 30;
+
+/// The Markdown of the leaves marked `content` (one flag per [`Cdom::leaves`] entry).
+pub fn render(dom: &Dom, cdom: &Cdom, content: &[bool], options: &MarkdownOptions) -> String {
+    if !content.iter().any(|&c| c) {
+        return String::new();
+    }
+    let mut renderer = Renderer::new(dom, cdom, content, options);
+    let start = dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT);
+    let mut blocks = Blocks::default();
+    renderer.children(start, &mut blocks, Context::default(), 0);
+    blocks.finish()
+}
+
+/// A text as one Markdown paragraph (a page whose only text is its description).
+pub fn paragraph(text: &str) -> String {
+    let mut blocks = Blocks::default();
+    blocks.text(text, false);
+    blocks.finish()
+}
+
+/// Where in the page's structure the walk is.
+#[derive(Debug, Clone, Copy, Default)]
+struct Context {
+    /// Inside a block that holds running text (a paragraph, list item, cell, caption,
+    /// heading): images there are part of it.
+    in_text_block: bool,
+    /// Inside a heading, cell or link text, written on one line: lists there are their
+    /// items' text (a number marker would add a word).
+    flat: bool,
+}
+
+struct Renderer<'a> {
+    dom: &'a Dom,
+    cdom: &'a Cdom,
+    content: &'a [bool],
+    /// The CDOM leaf each DOM node stands for (`u32::MAX`: none).
+    leaf_at: Vec<u32>,
+    /// Whether a DOM node's subtree holds a content leaf.
+    has_content: Vec<bool>,
+    /// The leaf emitted last, for the separator before the next.
+    last_leaf: Option<usize>,
+    /// The base of links, when links are kept.
+    base: Option<url::Url>,
+}
+
+impl<'a> Renderer<'a> {
+    fn new(dom: &'a Dom, cdom: &'a Cdom, content: &'a [bool], options: &MarkdownOptions) -> Self {
+        let n = dom.nodes.len();
+        let mut leaf_at = vec![u32::MAX; n];
+        let mut has_content = vec![false; n];
+        for (i, (&leaf, &keep)) in cdom.leaves.iter().zip(content).enumerate() {
+            let node = cdom.nodes[leaf].dom_node;
+            if node >= n {
+                continue;
+            }
+            leaf_at[node] = u32::try_from(i).unwrap_or(u32::MAX);
+            if !keep {
+                continue;
+            }
+            let mut at = Some(node);
+            while let Some(id) = at {
+                if has_content[id] {
+                    break;
+                }
+                has_content[id] = true;
+                at = dom.nodes[id].parent;
+            }
+        }
+        let base = options.links.then(|| base_url(dom, options.page_url.as_deref())).flatten();
+        Self { dom, cdom, content, leaf_at, has_content, last_leaf: None, base }
+    }
+
+    fn leaf(&self, id: NodeId) -> Option<usize> {
+        self.leaf_at.get(id).copied().filter(|&l| l != u32::MAX).map(|l| l as usize)
+    }
+
+    /// Renders the children of `id` into `out`.
+    fn children(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
+        for &child in self.dom.children(id) {
+            self.node(child, out, ctx, depth + 1);
+        }
+    }
+
+    fn node(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
+        match &self.dom.nodes[id].data {
+            NodeData::Text(_) => {
+                if let Some(leaf) = self.leaf(id) {
+                    self.emit_leaf(leaf, out);
+                }
+            }
+            NodeData::Element(element) => {
+                let name = &element.name.local;
+                if *name == local_name!("img") {
+                    if ctx.in_text_block {
+                        self.image(id, out);
+                    }
+                    return;
+                }
+                if *name == local_name!("br") {
+                    out.line_break();
+                    return;
+                }
+                if *name == local_name!("hr") {
+                    out.flush();
+                    return;
+                }
+                if !self.has_content[id] {
+                    return;
+                }
+                // Past the CDOM's depth an element is one leaf, its text read whole.
+                if let Some(leaf) = self.leaf(id) {
+                    self.emit_leaf(leaf, out);
+                    return;
+                }
+                if element.class().split_ascii_whitespace().any(|c| c == "katex-html") {
+                    // KaTeX's rendered glyphs: its `math` sibling carries the source.
+                    return;
+                }
+                if let Some(level) = heading_level(name) {
+                    return self.heading(id, level, out, depth);
+                }
+                match name {
+                    _ if is_list(name) || *name == local_name!("li") => self.list(id, out, ctx, depth),
+                    &local_name!("pre") | &local_name!("listing") | &local_name!("xmp") | &local_name!("plaintext") => self.code_block(id, out, depth),
+                    &local_name!("code") | &local_name!("kbd") | &local_name!("samp") | &local_name!("tt") => self.inline_code(id, out, ctx, depth),
+                    &local_name!("blockquote") => self.quote(id, out, ctx, depth),
+                    &local_name!("table") => self.table(id, out, ctx, depth),
+                    &local_name!("math") => self.math(id, out, ctx, depth),
+                    &local_name!("a") if self.base.is_some() => self.link(id, out, ctx, depth),
+                    _ if is_block(name) => {
+                        out.flush();
+                        let text_block = ctx.in_text_block || holds_running_text(name);
+                        self.children(id, out, Context { in_text_block: text_block, ..ctx }, depth);
+                        out.flush();
+                    }
+                    _ => self.children(id, out, ctx, depth),
+                }
+            }
+            NodeData::Document => self.children(id, out, ctx, depth),
+            NodeData::Other => {}
+        }
+    }
+
+    /// Appends a content leaf's text with the separator [`Cdom::text_of`] would put before it.
+    fn emit_leaf(&mut self, leaf: usize, out: &mut Blocks) {
+        if !self.content.get(leaf).copied().unwrap_or(false) {
+            return;
+        }
+        let node = &self.cdom.nodes[self.cdom.leaves[leaf]];
+        let space = self.separated(leaf);
+        self.last_leaf = Some(leaf);
+        out.text(&node.text, space);
+    }
+
+    /// Whether the text before `leaf` and the leaf are separated (by whitespace, a block,
+    /// or a dropped leaf), as the text column separates them.
+    fn separated(&self, leaf: usize) -> bool {
+        match self.last_leaf {
+            Some(p) if p < leaf => {
+                leaf > p + 1 || self.cdom.leaves[p + 1..=leaf].iter().any(|&l| self.cdom.nodes[l].break_before || self.cdom.nodes[l].space_before)
+            }
+            _ => true,
+        }
+    }
+
+    /// The inline Markdown of an element's content, lines joined: for headings, cells,
+    /// link texts.
+    fn inline_of(&mut self, id: NodeId, ctx: Context, depth: usize) -> String {
+        let mut inner = Blocks::default();
+        self.children(id, &mut inner, ctx, depth);
+        inner.joined_inline()
+    }
+
+    fn heading(&mut self, id: NodeId, level: usize, out: &mut Blocks, depth: usize) {
+        out.flush();
+        let text = self.inline_of(id, Context { in_text_block: false, flat: true }, depth);
+        if !text.is_empty() {
+            let text = escape_closing_hashes(&text);
+            out.block(format!("{} {text}", "#".repeat(level)), Kind::Other);
+        }
+    }
+
+    /// A `ul`/`ol` (or a stray `li`, a list of one).
+    fn list(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
+        out.flush();
+        if ctx.flat {
+            self.children(id, out, ctx, depth);
+            out.flush();
+            return;
+        }
+        let element = self.dom.element(id);
+        let ordered = element.is_some_and(|e| e.is(&local_name!("ol")));
+        let mut number: i64 = element.and_then(|e| e.attr("start")).and_then(|s| s.trim().parse().ok()).unwrap_or(1).clamp(0, 999_999_999);
+        let kind = Kind::List { ordered };
+        // Two lists in a row would read as one: the second takes the other marker.
+        let other_marker = out.last_kind() == Some(kind);
+        let marker = |n: i64| match (ordered, other_marker) {
+            (true, false) => format!("{n}. "),
+            (true, true) => format!("{n}) "),
+            (false, false) => "- ".to_string(),
+            (false, true) => "* ".to_string(),
+        };
+        let item_ctx = Context { in_text_block: true, ..ctx };
+        let entries = if self.is_item(id) { vec![id] } else { self.list_entries(id, depth) };
+        // Each item's marker width (its continuation lines' indent) and Markdown.
+        let mut items: Vec<(usize, String)> = Vec::new();
+        for entry in entries {
+            let mut inner = Blocks::default();
+            if self.is_item(entry) {
+                self.children(entry, &mut inner, item_ctx, depth + 1);
+            } else {
+                self.node(entry, &mut inner, item_ctx, depth + 1);
+            }
+            let body = inner.finish_tight();
+            if body.is_empty() {
+                continue;
+            }
+            let nested = self.dom.element(entry).is_some_and(|e| is_list(&e.name.local));
+            match items.last_mut() {
+                // A list straight inside the list belongs to the item before it.
+                Some((width, last)) if nested => {
+                    last.push('\n');
+                    last.push_str(&indent(&body, *width));
+                }
+                _ => {
+                    let marker = marker(number);
+                    number += 1;
+                    items.push((marker.len(), indent_after_first(&marker, &body)));
+                }
+            }
+        }
+        if !items.is_empty() {
+            let items: Vec<String> = items.into_iter().map(|(_, item)| item).collect();
+            out.block(items.join("\n"), kind);
+        }
+    }
+
+    fn is_item(&self, id: NodeId) -> bool {
+        self.dom.element(id).is_some_and(|e| e.is(&local_name!("li")))
+    }
+
+    /// A list's entries in order: its `li` children, those of wrappers that hold them
+    /// (`<ul><div><li>…`, as frameworks write lists), and its other children with kept text
+    /// (a nested list, text straight inside the list).
+    fn list_entries(&self, list: NodeId, depth: usize) -> Vec<NodeId> {
+        let mut entries = Vec::new();
+        for &child in self.dom.children(list) {
+            match self.dom.element(child) {
+                Some(_) if self.is_item(child) => entries.push(child),
+                Some(e) if !is_list(&e.name.local) && depth < MAX_DEPTH && self.dom.element_children(child).any(|c| self.is_item(c)) => {
+                    entries.extend(self.list_entries(child, depth + 1));
+                }
+                _ if self.has_content[child] => entries.push(child),
+                _ => {}
+            }
+        }
+        entries
+    }
+
+    fn quote(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
+        out.flush();
+        let mut inner = Blocks::default();
+        self.children(id, &mut inner, Context { in_text_block: false, ..ctx }, depth);
+        let body = inner.finish();
+        if !body.is_empty() {
+            let quoted: Vec<String> = body.lines().map(|l| if l.is_empty() { ">".to_string() } else { format!("> {l}") }).collect();
+            out.block(quoted.join("\n"), Kind::Other);
+        }
+    }
+
+    /// A `pre` block: its kept text verbatim, fenced, with the language its class names.
+    fn code_block(&mut self, id: NodeId, out: &mut Blocks, depth: usize) {
+        let mut code = String::new();
+        self.raw_text(id, &mut code, depth);
+        let code = code.replace("\r\n", "\n");
+        let lines: Vec<&str> = code.split('\n').map(str::trim_end).collect();
+        let first = lines.iter().position(|l| !l.is_empty());
+        let last = lines.iter().rposition(|l| !l.is_empty());
+        let (Some(first), Some(last)) = (first, last) else { return };
+        let body = lines[first..=last].join("\n");
+        out.flush();
+        let fence = "`".repeat(longest_run(&body, '`').max(2) + 1);
+        let language = self.code_language(id).unwrap_or_default();
+        out.block(format!("{fence}{language}\n{body}\n{fence}"), Kind::Other);
+    }
+
+    /// The kept text under `id` as written (whitespace and line breaks kept).
+    fn raw_text(&mut self, id: NodeId, out: &mut String, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        for &child in self.dom.children(id) {
+            match &self.dom.nodes[child].data {
+                NodeData::Text(text) => match self.leaf(child) {
+                    Some(leaf) if self.content.get(leaf).copied().unwrap_or(false) => {
+                        self.last_leaf = Some(leaf);
+                        out.push_str(text);
+                    }
+                    Some(_) => {}
+                    // Blank runs between highlighted tokens are no block, but they are the
+                    // code's line breaks and indentation.
+                    None if text.trim().is_empty() => out.push_str(text),
+                    None => {}
+                },
+                NodeData::Element(e) if e.is(&local_name!("br")) => out.push('\n'),
+                // An element with no kept text may still hold the code's line breaks.
+                NodeData::Element(_) => match self.leaf(child) {
+                    Some(leaf) if self.content.get(leaf).copied().unwrap_or(false) => {
+                        self.last_leaf = Some(leaf);
+                        out.push_str(&self.cdom.nodes[self.cdom.leaves[leaf]].text);
+                    }
+                    Some(_) => {}
+                    None => self.raw_text(child, out, depth + 1),
+                },
+                _ => {}
+            }
+        }
+    }
+
+    /// `language-x` / `lang-x` on the `pre` or the `code` inside it.
+    fn code_language(&self, pre: NodeId) -> Option<String> {
+        let mut candidates = vec![pre];
+        candidates.extend(self.dom.element_children(pre).filter(|&c| self.dom.element(c).is_some_and(|e| e.is(&local_name!("code")))));
+        candidates.iter().filter_map(|&id| self.dom.element(id)).find_map(|e| {
+            e.class().split_ascii_whitespace().find_map(|c| {
+                let name = c.strip_prefix("language-").or_else(|| c.strip_prefix("lang-"))?;
+                let name: String = name.chars().take_while(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '+' | '#' | '-' | '_' | '.')).collect();
+                (!name.is_empty()).then_some(name)
+            })
+        })
+    }
+
+    fn inline_code(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
+        let mut code = String::new();
+        let first = self.first_content_leaf(id);
+        // Block content inside `<code>` (a page that uses it for a block) reads as blocks.
+        if self.dom.descendants(id).skip(1).any(|d| self.dom.element(d).is_some_and(|e| is_block(&e.name.local) || e.is(&local_name!("br")))) {
+            return self.children(id, out, ctx, depth);
+        }
+        let space = first.is_some_and(|l| self.separated(l));
+        self.collapsed_text(id, &mut code);
+        if code.is_empty() {
+            return;
+        }
+        let ticks = "`".repeat(longest_run(&code, '`') + 1);
+        let pad = if code.starts_with('`') || code.ends_with('`') { " " } else { "" };
+        out.raw(&format!("{ticks}{pad}{code}{pad}{ticks}"), space);
+    }
+
+    /// The kept leaves under `id`, joined as the text column joins them.
+    fn collapsed_text(&mut self, id: NodeId, out: &mut String) {
+        for d in self.dom.descendants(id) {
+            if let Some(leaf) = self.leaf(d).filter(|&l| self.content.get(l).copied().unwrap_or(false)) {
+                if !out.is_empty() && self.separated(leaf) {
+                    out.push(' ');
+                }
+                self.last_leaf = Some(leaf);
+                out.push_str(&self.cdom.nodes[self.cdom.leaves[leaf]].text);
+            }
+        }
+    }
+
+    fn first_content_leaf(&self, id: NodeId) -> Option<usize> {
+        self.dom.descendants(id).find_map(|d| self.leaf(d).filter(|&l| self.content.get(l).copied().unwrap_or(false)))
+    }
+
+    /// MathML: its TeX source (`annotation encoding=application/x-tex`, else `alttext`) as
+    /// `$…$`, or `$$…$$` on its own for display math; without a source, its text.
+    fn math(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
+        let Some(tex) = self.tex_source(id) else { return self.children(id, out, ctx, depth) };
+        let first = self.first_content_leaf(id);
+        let space = first.is_some_and(|l| self.separated(l));
+        // The leaves inside are the rendered formula, which the source stands for.
+        if let Some(last) = self.dom.descendants(id).filter_map(|d| self.leaf(d)).last() {
+            self.last_leaf = Some(last);
+        }
+        let display = self.dom.element(id).and_then(|e| e.attr("display")).is_some_and(|d| d.eq_ignore_ascii_case("block"));
+        if display {
+            out.flush();
+            out.block(format!("$$\n{tex}\n$$"), Kind::Other);
+        } else {
+            out.raw(&format!("${tex}$"), space);
+        }
+    }
+
+    fn tex_source(&self, id: NodeId) -> Option<String> {
+        let annotation = self.dom.descendants(id).find(|&d| {
+            self.dom
+                .element(d)
+                .is_some_and(|e| e.is(&local_name!("annotation")) && e.attr("encoding").is_some_and(|enc| enc.to_ascii_lowercase().contains("tex")))
+        });
+        let source = match annotation {
+            Some(a) => {
+                let mut text = String::new();
+                for d in self.dom.descendants(a) {
+                    if let NodeData::Text(t) = &self.dom.nodes[d].data {
+                        text.push_str(t);
+                    }
+                }
+                text
+            }
+            None => self.dom.element(id).and_then(|e| e.attr("alttext")).unwrap_or_default().to_string(),
+        };
+        let source = source.split_whitespace().collect::<Vec<_>>().join(" ");
+        (!source.is_empty() && !source.contains('$')).then_some(source)
+    }
+
+    /// With links kept, `![alt](src)`. Without, nothing: alt text alone is rarely content
+    /// ("spacer", a file name, a logo's name), and it lowered the Markdown's word F1 under
+    /// the text's (docs/markdown.md).
+    fn image(&mut self, id: NodeId, out: &mut Blocks) {
+        let (Some(element), Some(base)) = (self.dom.element(id), &self.base) else { return };
+        let Some(src) = element.attr("src").and_then(|s| resolve(base, s)) else { return };
+        let alt = element.attr("alt").map(|a| a.split_whitespace().collect::<Vec<_>>().join(" ")).unwrap_or_default();
+        let mut text = String::new();
+        escape_text(&alt, false, &mut text);
+        out.raw(&format!("![{text}]({src})"), true);
+    }
+
+    fn link(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
+        let target = self.dom.element(id).and_then(|e| e.attr("href")).zip(self.base.as_ref()).and_then(|(href, base)| resolve(base, href));
+        let holds_blocks =
+            self.dom.descendants(id).skip(1).any(|d| self.dom.element(d).is_some_and(|e| is_block(&e.name.local) || heading_level(&e.name.local).is_some()));
+        let Some(target) = target.filter(|_| !holds_blocks) else { return self.children(id, out, ctx, depth) };
+        let space = self.first_content_leaf(id).is_some_and(|l| self.separated(l));
+        let text = self.inline_of(id, Context { flat: true, ..ctx }, depth);
+        if text.is_empty() {
+            return;
+        }
+        out.raw(&format!("[{text}]({target})"), space);
+    }
+
+    fn table(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
+        let rows = table_rows(self.dom, id);
+        if self.is_layout_table(id, &rows) || self.grid_cells(&rows) > MAX_GRID_CELLS {
+            out.flush();
+            self.children(id, out, Context { in_text_block: false, ..ctx }, depth);
+            out.flush();
+            return;
+        }
+        out.flush();
+        // The caption reads before the table.
+        for c in self.dom.element_children(id).filter(|&c| self.dom.element(c).is_some_and(|e| e.is(&local_name!("caption")))) {
+            let caption = self.inline_of(c, Context { in_text_block: true, flat: true }, depth);
+            if !caption.is_empty() {
+                out.block(caption, Kind::Other);
+            }
+        }
+        let cell_ctx = Context { in_text_block: true, flat: true };
+        let mut grid: Vec<Vec<String>> = Vec::new();
+        // Columns taken in later rows by a cell spanning rows: (row, column).
+        let mut taken: foldhash::HashSet<(usize, usize)> = Default::default();
+        for (r, &row) in rows.iter().enumerate() {
+            let mut cells: Vec<String> = Vec::new();
+            let mut column = 0;
+            for cell in self.dom.element_children(row) {
+                let Some(e) = self.dom.element(cell) else { continue };
+                if !e.is(&local_name!("th")) && !e.is(&local_name!("td")) {
+                    continue;
+                }
+                while taken.contains(&(r, column)) {
+                    column += 1;
+                }
+                let span = |name: &str| e.attr(name).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1).clamp(1, MAX_SPAN);
+                let (colspan, rowspan) = (span("colspan"), span("rowspan").min(rows.len() - r));
+                let text = if self.has_content[cell] { self.inline_of(cell, cell_ctx, depth + 1).replace('|', "\\|") } else { String::new() };
+                for c in column..column + colspan {
+                    for below in r + 1..r + rowspan {
+                        taken.insert((below, c));
+                    }
+                }
+                if cells.len() < column {
+                    cells.resize(column, String::new());
+                }
+                cells.push(text);
+                cells.extend(std::iter::repeat_n(String::new(), colspan - 1));
+                column += colspan;
+            }
+            grid.push(cells);
+        }
+        // GFM wants a header row: the first row left is it (a `th` row where the page has one).
+        // Rows with nothing kept go; so do columns empty in every row left.
+        let kept: Vec<Vec<String>> = grid.into_iter().filter(|r| r.iter().any(|c| !c.is_empty())).collect();
+        let width = kept.iter().map(Vec::len).max().unwrap_or(0);
+        let used: Vec<usize> = (0..width).filter(|&c| kept.iter().any(|r| r.get(c).is_some_and(|t| !t.is_empty()))).collect();
+        if kept.len() < 2 || used.len() < 2 || used.len() > MAX_COLUMNS {
+            // Not a grid: each row a line of its cells.
+            for row in kept {
+                let line: Vec<&str> = row.iter().map(String::as_str).filter(|c| !c.is_empty()).collect();
+                out.block(line.join(" ").replace("\\|", "|"), Kind::Other);
+            }
+            return;
+        }
+        let line = |row: &Vec<String>| -> String {
+            let cells: Vec<&str> = used.iter().map(|&c| row.get(c).map_or("", String::as_str)).collect();
+            format!("| {} |", cells.join(" | "))
+        };
+        let mut lines = vec![line(&kept[0]), format!("|{}", " --- |".repeat(used.len()))];
+        lines.extend(kept[1..].iter().map(line));
+        out.block(lines.join("\n"), Kind::Other);
+    }
+
+    /// The cells a table's spans cover (each bounded by [`MAX_SPAN`] both ways).
+    fn grid_cells(&self, rows: &[NodeId]) -> usize {
+        let span = |e: &crate::dom::Element, name: &str| e.attr(name).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1).clamp(1, MAX_SPAN);
+        rows.iter()
+            .flat_map(|&row| self.dom.element_children(row))
+            .filter_map(|cell| self.dom.element(cell))
+            .map(|e| span(e, "colspan") * span(e, "rowspan"))
+            .sum()
+    }
+
+    /// A table that lays out the page rather than holding data: it holds another table,
+    /// says so (`role=presentation`), or a cell holds code (beside its line numbers), a long
+    /// text or a page's sections (several headings, paragraphs, lists or quotes; a heading
+    /// with text under it). A title in a header cell or a short list in a cell is data.
+    fn is_layout_table(&self, id: NodeId, rows: &[NodeId]) -> bool {
+        let element = self.dom.element(id);
+        if element.and_then(|e| e.attr("role")).is_some_and(|r| r.eq_ignore_ascii_case("presentation") || r.eq_ignore_ascii_case("none")) {
+            return true;
+        }
+        for d in self.dom.descendants(id).skip(1) {
+            if self.dom.element(d).is_some_and(|e| e.is(&local_name!("table"))) {
+                return true;
+            }
+        }
+        for &row in rows {
+            for cell in self.dom.element_children(row) {
+                if !self.has_content[cell] {
+                    continue;
+                }
+                let (mut words, mut sections, mut heading_words) = (0, 0, None::<usize>);
+                for d in self.dom.descendants(cell).skip(1) {
+                    match &self.dom.nodes[d].data {
+                        NodeData::Element(e) => {
+                            let name = &e.name.local;
+                            if heading_level(name).is_some() {
+                                heading_words.get_or_insert(words);
+                                sections += 1;
+                            } else if *name == local_name!("pre") {
+                                // Code laid out beside its line numbers.
+                                return true;
+                            } else if self.has_content[d]
+                                && matches!(*name, local_name!("p") | local_name!("ul") | local_name!("ol") | local_name!("blockquote") | local_name!("dl"))
+                            {
+                                sections += 1;
+                            }
+                        }
+                        NodeData::Text(t) => words += t.split_whitespace().count(),
+                        _ => {}
+                    }
+                }
+                let text_after_heading = heading_words.is_some_and(|before| words > before + LAYOUT_WORDS_UNDER_HEADING);
+                if words > LAYOUT_CELL_WORDS || sections >= LAYOUT_CELL_SECTIONS || text_after_heading {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// The `tr` elements of a table (its own, not those of tables inside it).
+fn table_rows(dom: &Dom, table: NodeId) -> Vec<NodeId> {
+    let mut rows = Vec::new();
+    for child in dom.element_children(table) {
+        let Some(e) = dom.element(child) else { continue };
+        if e.is(&local_name!("tr")) {
+            rows.push(child);
+        } else if matches!(e.name.local, local_name!("thead") | local_name!("tbody") | local_name!("tfoot")) {
+            rows.extend(dom.element_children(child).filter(|&r| dom.element(r).is_some_and(|e| e.is(&local_name!("tr")))));
+        }
+    }
+    rows
+}
+
+/// The kind of a finished block, for what may follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Paragraph,
+    List { ordered: bool },
+    Other,
+}
+
+/// Finished blocks and the paragraph being written.
+#[derive(Default)]
+struct Blocks {
+    done: Vec<(Kind, String)>,
+    /// The running paragraph, already escaped.
+    inline: String,
+}
+
+impl Blocks {
+    fn at_line_start(&self) -> bool {
+        self.inline.is_empty() || self.inline.ends_with('\n')
+    }
+
+    /// Appends text (escaped), after a space when `space` and the line has begun.
+    fn text(&mut self, text: &str, space: bool) {
+        if text.is_empty() {
+            return;
+        }
+        if space && !self.at_line_start() && !self.inline.ends_with(' ') {
+            self.inline.push(' ');
+        }
+        let at_start = self.at_line_start();
+        escape_text(text, at_start, &mut self.inline);
+    }
+
+    /// Appends Markdown made here (a code span, a link), after a space when `space`.
+    fn raw(&mut self, markdown: &str, space: bool) {
+        if space && !self.at_line_start() && !self.inline.ends_with(' ') {
+            self.inline.push(' ');
+        }
+        self.inline.push_str(markdown);
+    }
+
+    fn line_break(&mut self) {
+        if !self.at_line_start() {
+            self.inline.push('\n');
+        }
+    }
+
+    fn flush(&mut self) {
+        let paragraph = self.inline.trim_end();
+        if !paragraph.is_empty() {
+            let paragraph = paragraph.to_string();
+            self.done.push((Kind::Paragraph, paragraph));
+        }
+        self.inline.clear();
+    }
+
+    fn block(&mut self, markdown: String, kind: Kind) {
+        self.flush();
+        if !markdown.is_empty() {
+            self.done.push((kind, markdown));
+        }
+    }
+
+    fn last_kind(&self) -> Option<Kind> {
+        if !self.inline.trim().is_empty() {
+            return Some(Kind::Paragraph);
+        }
+        self.done.last().map(|(k, _)| *k)
+    }
+
+    /// The blocks, a blank line between each.
+    fn finish(mut self) -> String {
+        self.flush();
+        let texts: Vec<String> = self.done.into_iter().map(|(_, t)| t).collect();
+        texts.join("\n\n")
+    }
+
+    /// The blocks of a list item: a list after a paragraph follows it directly (a tight
+    /// item), other blocks after a blank line.
+    fn finish_tight(mut self) -> String {
+        self.flush();
+        let mut out = String::new();
+        for (i, (kind, text)) in self.done.iter().enumerate() {
+            if i > 0 {
+                let tight = matches!(kind, Kind::List { .. }) && self.done[i - 1].0 == Kind::Paragraph;
+                out.push_str(if tight { "\n" } else { "\n\n" });
+            }
+            out.push_str(text);
+        }
+        out
+    }
+
+    /// Everything on one line (a heading, a cell, a link's text).
+    fn joined_inline(mut self) -> String {
+        self.flush();
+        let mut out = String::new();
+        for (_, text) in &self.done {
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(line);
+            }
+        }
+        out
+    }
+}
+
+/// Escapes `text` for a Markdown paragraph; `at_line_start`: it begins a line, where
+/// block markers (`#`, `>`, `-`, `+`, `1.`, `=`) would start a structure.
+fn escape_text(text: &str, at_line_start: bool, out: &mut String) {
+    let mut rest = text;
+    if at_line_start {
+        rest = escape_line_start(text, out);
+    }
+    let chars: Vec<char> = rest.chars().collect();
+    let before = out.chars().last();
+    for (i, &c) in chars.iter().enumerate() {
+        let prev = if i == 0 { before } else { Some(chars[i - 1]) };
+        let next = chars.get(i + 1).copied();
+        let escaped = match c {
+            '\\' | '`' | '*' | '~' => true,
+            '_' => !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric)),
+            '[' => i + 1 == chars.len() || next == Some('^'),
+            ']' => next.is_none_or(|n| matches!(n, '(' | '[' | ':')),
+            '<' => next.is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?')),
+            '&' => looks_like_entity(&chars[i + 1..]),
+            // Math readers (GitHub's among them) take `$…$` for a formula.
+            '$' => true,
+            '!' => next == Some('['),
+            _ => false,
+        };
+        if escaped {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// Writes the start of a line that would open a block (`# `, `> `, `- `, `+ `, `1. `, `===`)
+/// escaped; returns the rest of the text.
+fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
+    let bytes = text.as_bytes();
+    let Some(&first) = bytes.first() else { return text };
+    let next = bytes.get(1).copied();
+    let ends_or_space = |b: Option<u8>| b.is_none_or(|b| b == b' ' || b == b'\t');
+    match first {
+        b'#' => {
+            let hashes = bytes.iter().take_while(|&&b| b == b'#').count();
+            if hashes <= 6 && ends_or_space(bytes.get(hashes).copied()) {
+                out.push('\\');
+            }
+            text
+        }
+        b'>' => {
+            out.push('\\');
+            text
+        }
+        b'-' | b'+' | b'=' => {
+            let all_same = bytes.iter().all(|&b| b == first || b == b' ');
+            if ends_or_space(next) || all_same {
+                out.push('\\');
+            }
+            text
+        }
+        b'0'..=b'9' => {
+            let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+            match bytes.get(digits) {
+                Some(b'.' | b')') if digits <= 9 && ends_or_space(bytes.get(digits + 1).copied()) => {
+                    out.push_str(&text[..digits]);
+                    out.push('\\');
+                    &text[digits..]
+                }
+                _ => text,
+            }
+        }
+        _ => text,
+    }
+}
+
+/// Whether what follows an `&` reads as a character reference (`amp;`, `#39;`, `#x27;`).
+fn looks_like_entity(after: &[char]) -> bool {
+    let body: Vec<char> = after.iter().copied().take_while(|c| c.is_ascii_alphanumeric() || *c == '#').take(32).collect();
+    !body.is_empty() && after.get(body.len()) == Some(&';')
+}
+
+/// A heading's text with a closing run of `#` escaped (it would be read as the closing sequence).
+fn escape_closing_hashes(text: &str) -> String {
+    let trimmed = text.trim_end_matches('#');
+    if trimmed.len() < text.len() && (trimmed.is_empty() || trimmed.ends_with(' ')) {
+        format!("{trimmed}\\{}", &text[trimmed.len()..])
+    } else {
+        text.to_string()
+    }
+}
+
+fn heading_level(name: &LocalName) -> Option<usize> {
+    match *name {
+        local_name!("h1") => Some(1),
+        local_name!("h2") => Some(2),
+        local_name!("h3") => Some(3),
+        local_name!("h4") => Some(4),
+        local_name!("h5") => Some(5),
+        local_name!("h6") => Some(6),
+        _ => None,
+    }
+}
+
+fn is_list(name: &LocalName) -> bool {
+    matches!(*name, local_name!("ul") | local_name!("ol") | local_name!("menu") | local_name!("dir"))
+}
+
+/// Elements laid out as blocks: a paragraph ends before and after them.
+fn is_block(name: &LocalName) -> bool {
+    crate::extract::web2text::cdom::BLOCK_TAGS.contains(&&**name)
+        || matches!(*name, local_name!("details") | local_name!("summary") | local_name!("dialog") | local_name!("legend") | local_name!("caption"))
+}
+
+/// Blocks whose content is running text (images inside belong to it).
+fn holds_running_text(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("p")
+            | local_name!("li")
+            | local_name!("dd")
+            | local_name!("dt")
+            | local_name!("figure")
+            | local_name!("figcaption")
+            | local_name!("td")
+            | local_name!("th")
+    )
+}
+
+fn longest_run(text: &str, c: char) -> usize {
+    let (mut longest, mut run) = (0, 0);
+    for ch in text.chars() {
+        run = if ch == c { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
+}
+
+/// `body` after `marker`, its later lines indented to the item's content.
+fn indent_after_first(marker: &str, body: &str) -> String {
+    let width = marker.chars().count();
+    let mut out = String::from(marker);
+    for (i, line) in body.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if !line.is_empty() {
+                out.push_str(&" ".repeat(width));
+            }
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+fn indent(body: &str, width: usize) -> String {
+    body.split('\n').map(|l| if l.is_empty() { String::new() } else { format!("{}{l}", " ".repeat(width)) }).collect::<Vec<_>>().join("\n")
+}
+
+/// The base of the page's relative links: its `<base href>` (itself resolved against the
+/// page URL), else the page URL.
+fn base_url(dom: &Dom, page_url: Option<&str>) -> Option<url::Url> {
+    let page = page_url.and_then(|u| url::Url::parse(u).ok());
+    let base_href = dom.descendants(crate::dom::DOCUMENT).find_map(|id| dom.element(id).filter(|e| e.is(&local_name!("base"))).and_then(|e| e.attr("href")));
+    match (base_href, &page) {
+        (Some(href), Some(page)) => page.join(href.trim()).ok().or(Some(page.clone())),
+        (Some(href), None) => url::Url::parse(href.trim()).ok(),
+        (None, page) => page.clone(),
+    }
+}
+
+/// A link target resolved against `base`, written for a Markdown link: none for script
+/// and empty targets; `<…>` around one with parentheses.
+fn resolve(base: &url::Url, href: &str) -> Option<String> {
+    let href = href.trim();
+    if href.is_empty() || href.to_ascii_lowercase().starts_with("javascript:") {
+        return None;
+    }
+    let url = base.join(href).ok()?;
+    let s = url.as_str();
+    Some(if s.contains(['(', ')', ' ']) { format!("<{s}>") } else { s.to_string() })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,307 @@
+use proptest::prelude::*;
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+use super::*;
+use crate::extract::web2text::cdom::SKIPPED_BUT_NOSCRIPT;
+
+fn blocks(html: &str) -> (Dom, Cdom) {
+    let dom = Dom::parse_with(html, crate::dom::DomLimits { max_elements: usize::MAX, deadline: None }, &crate::dom::FOR_MARKDOWN_LINKS)
+        .unwrap_or_else(|_| Dom::empty());
+    let cdom = Cdom::build_skipping(&dom, &SKIPPED_BUT_NOSCRIPT);
+    (dom, cdom)
+}
+
+/// The Markdown and the text of a page whose every block is kept.
+fn both(html: &str) -> (String, String) {
+    both_with(html, &MarkdownOptions::default())
+}
+
+fn both_with(html: &str, options: &MarkdownOptions) -> (String, String) {
+    let (dom, cdom) = blocks(html);
+    let content = vec![true; cdom.leaves.len()];
+    (render(&dom, &cdom, &content, options), cdom.text_of(&content))
+}
+
+fn md(html: &str) -> String {
+    both(html).0
+}
+
+/// What a CommonMark + GFM reader makes of the Markdown: the structure as tags, and the
+/// text outside math, image alt text and fence info strings.
+#[derive(Debug, Default)]
+struct ReadBack {
+    headings: Vec<(usize, String)>,
+    items: Vec<String>,
+    table_rows: Vec<Vec<String>>,
+    code_blocks: Vec<(String, String)>,
+    inline_code: Vec<String>,
+    math: Vec<String>,
+    words: Vec<String>,
+    /// The letters and digits of the text in order (what a code block's own spacing keeps).
+    letters: String,
+}
+
+fn read_back(markdown: &str) -> ReadBack {
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_MATH;
+    let mut out = ReadBack::default();
+    let (mut heading, mut item, mut row, mut cell, mut code) =
+        (None::<(usize, String)>, Vec::<String>::new(), None::<Vec<String>>, None::<String>, None::<(String, String)>);
+    let mut in_image = 0;
+    let mut text = String::new();
+    for event in Parser::new_ext(markdown, options) {
+        if matches!(event, Event::Start(_) | Event::End(_) | Event::SoftBreak | Event::HardBreak) {
+            text.push(' ');
+        }
+        let mut add = |s: &str, text: &mut String| {
+            if let Some((_, h)) = heading.as_mut() {
+                h.push_str(s);
+            }
+            if let Some(i) = item.last_mut() {
+                i.push_str(s);
+            }
+            if let Some(c) = cell.as_mut() {
+                c.push_str(s);
+            }
+            text.push_str(s);
+        };
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => heading = Some((level as usize, String::new())),
+            Event::End(TagEnd::Heading(_)) => out.headings.extend(heading.take()),
+            Event::Start(Tag::Item) => item.push(String::new()),
+            Event::End(TagEnd::Item) => out.items.extend(item.pop().map(|i| i.trim().to_string())),
+            Event::Start(Tag::TableHead | Tag::TableRow) => row = Some(Vec::new()),
+            Event::End(TagEnd::TableHead | TagEnd::TableRow) => out.table_rows.extend(row.take()),
+            Event::Start(Tag::TableCell) => cell = Some(String::new()),
+            Event::End(TagEnd::TableCell) => {
+                if let (Some(r), Some(c)) = (row.as_mut(), cell.take()) {
+                    r.push(c);
+                }
+            }
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let info = match kind {
+                    pulldown_cmark::CodeBlockKind::Fenced(info) => info.to_string(),
+                    pulldown_cmark::CodeBlockKind::Indented => String::new(),
+                };
+                code = Some((info, String::new()));
+            }
+            Event::End(TagEnd::CodeBlock) => out.code_blocks.extend(code.take()),
+            Event::Start(Tag::Image { .. }) => in_image += 1,
+            Event::End(TagEnd::Image) => in_image -= 1,
+            Event::InlineMath(m) | Event::DisplayMath(m) => out.math.push(m.trim().to_string()),
+            Event::Code(c) => {
+                out.inline_code.push(c.to_string());
+                add(&c, &mut text);
+            }
+            Event::Text(t) if in_image == 0 => {
+                if let Some((_, body)) = code.as_mut() {
+                    body.push_str(&t);
+                }
+                add(&t, &mut text);
+            }
+            Event::SoftBreak | Event::HardBreak => add(" ", &mut text),
+            _ => {}
+        }
+    }
+    out.words = words(&text);
+    out.letters = letters(&text);
+    out
+}
+
+fn letters(text: &str) -> String {
+    text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+/// Lower-case alphanumeric words, as word F1 counts them.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+#[test]
+fn headings_paragraphs_and_nested_lists_keep_their_structure() {
+    let html = "<body><h1>Main title</h1><p>First paragraph, with <b>bold</b> words.</p><h3>Sub part</h3>\
+        <ul><li>Apples</li><li>Pears<ul><li>Green</li><li>Red</li></ul></li></ul>\
+        <ol start=3><li>Third step</li><li>Fourth step</li></ol></body>";
+    let (markdown, text) = both(html);
+    let read = read_back(&markdown);
+    assert_eq!(read.headings, [(1, "Main title".to_string()), (3, "Sub part".to_string())], "{markdown}");
+    // An item ends after the items nested in it.
+    assert_eq!(read.items, ["Apples", "Green", "Red", "Pears", "Third step", "Fourth step"], "{markdown}");
+    assert!(markdown.contains("- Pears\n  - Green\n  - Red"), "{markdown}");
+    assert!(markdown.contains("3. Third step\n4. Fourth step"), "{markdown}");
+    assert_eq!(read.words, words(&text));
+}
+
+#[test]
+fn a_data_table_becomes_a_pipe_table_with_its_spans_laid_out() {
+    let html = "<body><table><tr><th>Name</th><th>Size</th><th>Note</th></tr>\
+        <tr><td>alpha</td><td colspan=2>spans two</td></tr>\
+        <tr><td rowspan=2>beta</td><td>3</td><td>a | b</td></tr>\
+        <tr><td>4</td><td>last</td></tr></table></body>";
+    let (markdown, text) = both(html);
+    let read = read_back(&markdown);
+    assert_eq!(
+        read.table_rows,
+        vec![vec!["Name", "Size", "Note"], vec!["alpha", "spans two", ""], vec!["beta", "3", "a | b"], vec!["", "4", "last"]]
+            .into_iter()
+            .map(|r| r.into_iter().map(String::from).collect::<Vec<_>>())
+            .collect::<Vec<_>>(),
+        "{markdown}"
+    );
+    assert_eq!(read.words, words(&text));
+}
+
+#[test]
+fn a_layout_table_is_not_written_as_a_table() {
+    let long: String = (0..200).map(|i| format!("word{i} ")).collect();
+    let html = format!(
+        "<body><table><tr><td>Menu</td><td><h2>Story</h2><p>{long}</p></td></tr><tr><td>x</td><td>y</td></tr></table>\
+         <table><tr><td><table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table></td><td>side</td></tr></table></body>"
+    );
+    let markdown = md(&html);
+    let read = read_back(&markdown);
+    assert_eq!(read.headings, [(2, "Story".to_string())], "{markdown}");
+    // Only the inner table of the second one holds data.
+    assert_eq!(read.table_rows.len(), 2, "{markdown}");
+    assert_eq!(read.table_rows[0], ["a", "b"]);
+}
+
+#[test]
+fn code_blocks_keep_their_text_verbatim_and_their_language() {
+    let html = "<body><p>Run this:</p><pre class=\"language-rust\"><code>fn main() {\n    if a < b {\n\n        println!(\"``` {}\", a);\n    }\n}\n</code></pre>\
+        <p>Call <code>x_y()</code> or <code>a`b</code>.</p></body>";
+    let (markdown, text) = both(html);
+    let read = read_back(&markdown);
+    assert_eq!(read.code_blocks.len(), 1, "{markdown}");
+    let (info, body) = &read.code_blocks[0];
+    assert_eq!(info, "rust");
+    assert_eq!(body, "fn main() {\n    if a < b {\n\n        println!(\"``` {}\", a);\n    }\n}\n");
+    assert_eq!(read.inline_code, ["x_y()", "a`b"]);
+    assert_eq!(read.words, words(&text));
+    // Highlighted code: the blank runs between the tokens are its line breaks and indentation.
+    let highlighted = md("<body><pre><span class=k>if</span> <span>x</span>\n    <span>y</span>()\n</pre></body>");
+    assert_eq!(highlighted, "```\nif x\n    y()\n```");
+}
+
+#[test]
+fn math_is_written_from_its_tex_source() {
+    let html = "<body><p>Energy <math><semantics><mrow><mi>E</mi><mo>=</mo><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup></mrow>\
+        <annotation encoding=\"application/x-tex\">E = mc^2</annotation></semantics></math> holds; costs $5.</p>\
+        <math display=block alttext=\"\\sum_i x_i\"><mi>x</mi></math></body>";
+    let markdown = md(html);
+    let read = read_back(&markdown);
+    assert_eq!(read.math, ["E = mc^2", "\\sum_i x_i"], "{markdown}");
+    assert!(read.words.ends_with(&["holds".to_string(), "costs".to_string(), "5".to_string()]), "{markdown}");
+}
+
+#[test]
+fn text_that_looks_like_markup_stays_text() {
+    let html = "<body><p>1. Not a list item</p><p># not a heading</p><p>- nor a bullet</p><p>&gt; nor a quote</p>\
+        <p>2) still text</p><p>a *star* and _under_ and [link](x) and &lt;b&gt; and &amp;amp; and ~~gone~~</p><p>---</p><p>===</p></body>";
+    let (markdown, text) = both(html);
+    let read = read_back(&markdown);
+    assert!(read.headings.is_empty() && read.items.is_empty() && read.code_blocks.is_empty(), "{markdown}");
+    let parsed = Parser::new_ext(&markdown, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH);
+    assert!(
+        !parsed.into_iter().any(|e| matches!(
+            e,
+            Event::Start(Tag::Emphasis | Tag::Strong | Tag::Link { .. } | Tag::BlockQuote(_) | Tag::Strikethrough)
+                | Event::Rule
+                | Event::InlineHtml(_)
+                | Event::Html(_)
+        )),
+        "{markdown}"
+    );
+    assert_eq!(read.words, words(&text));
+    assert!(markdown.contains("&amp;amp;") || markdown.contains("\\&amp;"), "{markdown}");
+}
+
+#[test]
+fn only_the_kept_blocks_are_written() {
+    let html = "<body><nav><ul><li>Home</li><li>About</li></ul></nav><article><h2>Title</h2><p>Body text here.</p></article></body>";
+    let (dom, cdom) = blocks(html);
+    let content: Vec<bool> = cdom.leaves.iter().map(|&l| !matches!(cdom.nodes[l].text.as_str(), "Home" | "About")).collect();
+    let markdown = render(&dom, &cdom, &content, &MarkdownOptions::default());
+    assert_eq!(markdown, "## Title\n\nBody text here.");
+    assert_eq!(render(&dom, &cdom, &vec![false; content.len()], &MarkdownOptions::default()), "");
+}
+
+#[test]
+fn links_and_images_are_kept_only_when_asked_for() {
+    let html = "<head><base href=\"/docs/\"></head><body><p>See <a href=\"guide.html\">the guide</a> and \
+        <a href=\"javascript:void(0)\">this</a>. <img src=\"pic (1).png\" alt=\"A chart\"></p></body>";
+    let plain = md(html);
+    assert_eq!(plain, "See the guide and this.");
+    let options = MarkdownOptions { links: true, page_url: Some("https://example.com/a/b.html".into()) };
+    let (linked, _) = both_with(html, &options);
+    assert_eq!(linked, "See [the guide](https://example.com/docs/guide.html) and this. ![A chart](<https://example.com/docs/pic%20(1).png>)");
+}
+
+#[test]
+fn block_quotes_and_line_breaks() {
+    let markdown = md("<body><blockquote><p>Quoted one.</p><p>Quoted two<br>- and a line</p></blockquote></body>");
+    assert_eq!(markdown, "> Quoted one.\n>\n> Quoted two\n> \\- and a line");
+}
+
+#[test]
+fn items_wrapped_in_other_elements_are_items_of_the_list() {
+    let markdown = md("<body><ul><div class=row><li>one</li><li>two</li></div><li>three<ol><li>sub</li></ol></li></ul></body>");
+    assert_eq!(markdown, "- one\n- two\n- three\n  1. sub");
+}
+
+#[test]
+fn two_lists_in_a_row_stay_two_lists() {
+    let markdown = md("<body><ul><li>a</li></ul><ul><li>b</li></ul></body>");
+    let lists = Parser::new(&markdown).filter(|e| matches!(e, Event::Start(Tag::List(_)))).count();
+    assert_eq!(lists, 2, "{markdown}");
+}
+
+#[test]
+fn the_same_page_gives_the_same_bytes() {
+    let html = "<body><h2>T</h2><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table><pre>x\n  y</pre></body>";
+    assert_eq!(md(html), md(html));
+}
+
+/// Pages made of the structures the renderer writes, nested a few levels, with text that
+/// holds Markdown's special characters.
+fn page() -> impl Strategy<Value = String> {
+    let word =
+        prop::sample::select(vec!["alpha", "1.", "#", "-", "*x*", "_y_", "a|b", "`c`", "[d](e)", "<b>", "&amp;", "$5", "~", "\\", "x_y", "10)", ">", "==="]);
+    let text = prop::collection::vec(word, 1..5).prop_map(|w| html_escape::encode_text(&w.join(" ")).to_string());
+    let leaf = text.prop_map(|t| format!("<span>{t}</span>"));
+    leaf.prop_recursive(4, 40, 4, |inner| {
+        let children = prop::collection::vec(inner, 1..4).prop_map(|c| c.join(""));
+        (prop::sample::select(vec!["p", "div", "h2", "ul", "ol", "li", "blockquote", "pre", "code", "table", "b", "a"]), children).prop_map(|(tag, body)| {
+            match tag {
+                "ul" | "ol" => format!("<{tag}><li>{body}</li><li>{body}</li></{tag}>"),
+                "table" => format!("<table><tr><th>{body}</th><th>h</th></tr><tr><td>{body}</td><td colspan=2>z</td></tr></table>"),
+                "a" => format!("<a href=\"/x\">{body}</a>"),
+                _ => format!("<{tag}>{body}</{tag}>"),
+            }
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    #[test]
+    fn the_markdown_reads_back_to_the_words_of_the_text(body in page(), keep_seed in any::<u64>()) {
+        let html = format!("<body>{body}</body>");
+        let (dom, cdom) = blocks(&html);
+        // Every block, and a drawn part of them.
+        for drop_some in [false, true] {
+            let content: Vec<bool> = (0..cdom.leaves.len()).map(|i| !drop_some || (keep_seed >> (i % 64)) & 1 == 1).collect();
+            let markdown = render(&dom, &cdom, &content, &MarkdownOptions::default());
+            let text = cdom.text_of(&content);
+            let read = read_back(&markdown);
+            prop_assert_eq!(&read.letters, &letters(&text), "html: {}\nmarkdown:\n{}\ntext:\n{}", html, markdown, text);
+            // A code block keeps the page's own spacing, where the text column separates
+            // adjacent elements: its words are compared as letters only.
+            if !html.contains("<pre") {
+                let (mut read, mut want) = (read.words, words(&text));
+                read.sort();
+                want.sort();
+                prop_assert_eq!(read, want, "html: {}\nmarkdown:\n{}\ntext:\n{}", html, markdown, text);
+            }
+        }
+    }
+}
