@@ -63,6 +63,33 @@ fn extract(c: &mut Criterion) {
             })
         });
     }
+    // What --markdown adds to the default: the same parse and decision, then the renderer.
+    let markdown = goce_warc::extract::MarkdownOptions::default();
+    group.bench_function("parse + combined + markdown", |b| {
+        b.iter(|| {
+            for page in &pages {
+                black_box(Extractor::Combined.extract_with(page, None, None, &limits, Some(&markdown)).ok());
+            }
+        })
+    });
+    // The renderer alone, over pages already parsed and decided: its share of the above.
+    let model = goce_warc::extract::combine::shared_model(None).expect("the combiner loads");
+    let decided: Vec<_> = pages
+        .iter()
+        .filter_map(|p| Dom::parse_with(p, dom_limits, &FOR_WEB2TEXT).ok())
+        .map(|dom| {
+            let table = model.table_of(&goce_warc::extract::PageAnalysis::new(&dom));
+            let (_, content) = model.decide(&table);
+            (dom, table, content)
+        })
+        .collect();
+    group.bench_function("markdown render only (parsed, decided pages)", |b| {
+        b.iter(|| {
+            for (dom, table, content) in &decided {
+                black_box(goce_warc::extract::markdown::render(dom, &table.cdom, content, &markdown));
+            }
+        })
+    });
     // The columns computed from the final text (issue: they must cost at most 5% of the
     // default's CPU per page): over the default extractor's texts of the same pages.
     let texts: Vec<String> = pages.iter().map(|p| Extractor::Combined.extract(p, None, &limits).map(|e| e.text).unwrap_or_default()).collect();
