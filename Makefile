@@ -6,7 +6,7 @@ PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
 BENCH_WARC := target/data/bench.warc.gz
 
-.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu bench-markdown model-extract model-web2text eval-web2text cv-heads cv-curve cv-samples cv-cut bench-e2e bench-gpu bench-scaling eval eval-timed eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-cv eval-unseen eval-markdown eval-classifier eval-new-sites eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu bench-markdown model-extract model-web2text eval-web2text bench-e2e bench-gpu bench-scaling eval eval-timed eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-cv eval-unseen eval-markdown eval-classifier eval-new-sites eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -36,24 +36,6 @@ MODEL_ADD := $(SHARED)/data/zyte-products=product $(SHARED)/data/scrapinghub=art
 
 model: build  ## Retrain the ResNet, the default cascade's gate and the html-features baseline on WCXB-dev plus zyte-products and Scrapinghub on this CPU (~5 min after the build); rewrites models/
 	$(BIN) train --dataset $(SHARED)/data/wcxb-dev $(addprefix --add ,$(MODEL_ADD)) --out models $(addprefix --check-page ,$(CHECK_PAGES))
-
-cv-heads: cv-samples  ## Grouped 5-fold CV over the training and validation domains: does any head over the ResNet's fused inputs reach 95% genre accuracy? (~3 min after the build; scikit-learn in target/cv-venv)
-	target/cv-venv/bin/python scripts/cv_heads.py target/eval/samples.jsonl --dataset $(SHARED)/data/wcxb-dev
-
-cv-curve: cv-samples  ## The same CV, fitted on 25/50/75/100% of the training domains: how genre accuracy grows with more labelled domains (~4 min after the build)
-	target/cv-venv/bin/python scripts/cv_heads.py target/eval/samples.jsonl --learning-curve
-
-cv-cut: build  ## Could a model cut the combiner's ranking of blocks better than the expected-F1 rule? Out-of-fold blocks, then grouped-CV regressors (~7 min; scikit-learn in target/cv-venv; docs/experiments.md)
-	$(BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --cv-only --block-rows target/eval/block-rows.json --selector-rows target/eval/selector-rows.json
-	[ -x target/cv-venv/bin/python ] || python3 -m venv target/cv-venv
-	target/cv-venv/bin/pip install -q -r scripts/requirements-cv.txt
-	target/cv-venv/bin/python scripts/learned_cut.py target/eval/block-rows.json target/eval/selector-rows.json
-
-# The prepared WCXB-dev pages and scikit-learn, for cv-heads and cv-curve.
-cv-samples: build
-	$(BIN) train --dataset $(SHARED)/data/wcxb-dev --samples-out target/eval/samples.jsonl
-	[ -x target/cv-venv/bin/python ] || python3 -m venv target/cv-venv
-	target/cv-venv/bin/pip install -q -r scripts/requirements-cv.txt
 
 TARGET ?= warc_reader
 SECONDS ?= 60

@@ -45,7 +45,7 @@ pub struct TrainArgs {
     pub device: DeviceChoice,
 
     /// Only prepare the pages and write them (split, label, features, words) as JSON lines
-    /// to FILE; train nothing (`make cv-heads` reads it).
+    /// to FILE; train nothing (for analysis with other tools).
     #[arg(long, value_name = "FILE")]
     pub samples_out: Option<PathBuf>,
 
@@ -129,7 +129,7 @@ pub struct TrainExtractArgs {
     pub json: Option<PathBuf>,
 
     /// Write the selector's out-of-fold inputs (every page's features and candidates'
-    /// scores) as JSON, for experiments with the selector (`examples/selector_cv.rs`).
+    /// scores) as JSON, for experiments with the selector.
     #[arg(long, value_name = "FILE")]
     pub selector_rows: Option<PathBuf>,
 

@@ -167,8 +167,8 @@ pub struct Sample {
 }
 
 /// Writes the prepared pages as JSON lines (id, domain, split, label, the fused features
-/// by name, the words by field) for analysis outside goce-warc: `make cv-heads` fits other
-/// heads to them with scikit-learn.
+/// by name, the words by field) for analysis outside goce-warc (the head experiments of
+/// docs/experiments.md fitted scikit-learn heads to them).
 pub fn write_samples(samples: &[Sample], path: &Path) -> Result<(), ClassifyError> {
     use std::io::Write;
     #[derive(serde::Serialize)]

@@ -583,7 +583,7 @@ impl SelectorTarget {
     }
 }
 
-/// The target the shipped selector is trained on (chosen by `examples/selector_cv.rs`).
+/// The target the shipped selector is trained on (chosen by the selector experiment in docs/experiments.md).
 pub const SELECTOR_TARGET: SelectorTarget = SelectorTarget::WordF1;
 
 /// The selector's regressors: small boosted trees predicting each candidate's word F1.
