@@ -7,8 +7,8 @@
 //! Collapsed DOM (Web2Text's text leaves, the blocks the extractors decide on) and one
 //! flag per leaf. It emits only the leaves marked content, joined as
 //! [`Cdom::text_of`] joins them, so the Markdown holds the words of the `text` column;
-//! what only the Markdown carries is listed in `docs/markdown.md` (math sources, image
-//! alt text, fence language tags, and with links on, URLs).
+//! what only the Markdown carries is listed in `docs/markdown.md` (math sources, fence
+//! language tags, list numbers, and with links on, URLs and images' alt text).
 //!
 //! Escaping follows CommonMark: a text line that starts with `1.`, `#`, `-` or `>`
 //! stays text, and `*`, `_`, `` ` ``, `[`…`](`, `<tag`, `&entity;` are escaped where
