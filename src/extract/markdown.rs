@@ -506,8 +506,7 @@ impl<'a> Renderer<'a> {
                 while taken.contains(&(r, column)) {
                     column += 1;
                 }
-                let span = |name: &str| e.attr(name).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1).clamp(1, MAX_SPAN);
-                let (colspan, rowspan) = (span("colspan"), span("rowspan").min(rows.len() - r));
+                let (colspan, rowspan) = (span(e, "colspan"), span(e, "rowspan").min(rows.len() - r));
                 let text = if self.has_content[cell] { self.inline_of(cell, cell_ctx, depth + 1).replace('|', "\\|") } else { String::new() };
                 for c in column..column + colspan {
                     for below in r + 1..r + rowspan {
@@ -547,7 +546,6 @@ impl<'a> Renderer<'a> {
 
     /// The cells a table's spans cover (each bounded by [`MAX_SPAN`] both ways).
     fn grid_cells(&self, rows: &[NodeId]) -> usize {
-        let span = |e: &crate::dom::Element, name: &str| e.attr(name).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1).clamp(1, MAX_SPAN);
         rows.iter()
             .flat_map(|&row| self.dom.element_children(row))
             .filter_map(|cell| self.dom.element(cell))
@@ -603,6 +601,11 @@ impl<'a> Renderer<'a> {
         }
         false
     }
+}
+
+/// A cell's `colspan` or `rowspan`: 1 when absent or unreadable, at most [`MAX_SPAN`].
+fn span(cell: &crate::dom::Element, name: &str) -> usize {
+    cell.attr(name).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1).clamp(1, MAX_SPAN)
 }
 
 /// The `tr` elements of a table (its own, not those of tables inside it).
