@@ -78,8 +78,8 @@ fn extract(c: &mut Criterion) {
         .iter()
         .filter_map(|p| Dom::parse_with(p, dom_limits, &FOR_WEB2TEXT).ok())
         .map(|dom| {
-            let table = model.table_of(&goce_warc::extract::PageAnalysis::new(&dom));
-            let (_, content) = model.decide(&table);
+            let table = goce_warc::extract::combine::BlockTable::of(&goce_warc::extract::PageAnalysis::new(&dom));
+            let content = model.decide(&table).content;
             (dom, table, content)
         })
         .collect();

@@ -3,7 +3,8 @@
 # every page, the default with --markdown, the default's CPU stages without the forward pass, extraction only, and the
 # peer (FastWARC + Resiliparse main content, scripts/peers/peer_pipeline.py over the project's
 # .venv), all over the same WARC. CPU seconds are user + system of the whole process (GNU
-# time); pages per CPU-second and the ratio to the peer's are printed per mode.
+# time); pages per CPU-second, the ratio to the peer's and the share of pages the ResNet read
+# (pages drawn for it, from --stats) are printed per mode.
 # Usage: scripts/bench_cpu.sh WARC [THREADS]
 set -euo pipefail
 warc=${1:?usage: bench_cpu.sh WARC [THREADS]}
@@ -24,13 +25,15 @@ measure() {
 measure "$python" scripts/peers/peer_pipeline.py "$warc" "$out/peer.parquet"
 peer_pages=$(tail -n1 "$out/stdout")
 peer_rate=$(python3 -c "print($peer_pages / ($user + $sys))")
-printf '%-34s %7s %8s %8s %11s %12s %9s %10s\n' pipeline pages wall "CPU s" "peak RSS MB" "pages/CPU-s" "vs peer" "output MB"
-row() { printf '%-34s %7d %8.1f %8.1f %11.0f %12.0f %8.2fx %10.1f\n' "$1" "$2" "$wall" "$(python3 -c "print($user + $sys)")" "$(python3 -c "print($rss / 1024)")" "$(python3 -c "print($2 / ($user + $sys))")" "$(python3 -c "print($2 / ($user + $sys) / $peer_rate)")" "$(python3 -c "print($3 / 1e6)")"; }
-row "FastWARC + Resiliparse (1 core)" "$peer_pages" "$(du -sb "$out/peer.parquet" | cut -f1)"
+echo "$(basename "$warc"):"
+printf '%-34s %7s %8s %8s %11s %12s %9s %10s %11s\n' pipeline pages wall "CPU s" "peak RSS MB" "pages/CPU-s" "vs peer" "output MB" "ResNet read"
+row() { printf '%-34s %7d %8.1f %8.1f %11.0f %12.0f %8.2fx %10.1f %11s\n' "$1" "$2" "$wall" "$(python3 -c "print($user + $sys)")" "$(python3 -c "print($rss / 1024)")" "$(python3 -c "print($2 / ($user + $sys))")" "$(python3 -c "print($2 / ($user + $sys) / $peer_rate)")" "$(python3 -c "print($3 / 1e6)")" "$4"; }
+row "FastWARC + Resiliparse (1 core)" "$peer_pages" "$(du -sb "$out/peer.parquet" | cut -f1)" -
 for mode in default markdown resnet cpu-stages extract; do
   stats="$out/stats-$mode.json"
   # shellcheck disable=SC2086
   measure "$bin" process "$warc" --out "$out/p-$mode" --quiet -j "$threads" --stats "$stats" ${flags[$mode]}
   pages=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counts']['pages'])" "$stats")
-  row "goce-warc $mode (-j $threads)" "$pages" "$(du -sb "$out/p-$mode" | cut -f1)"
+  read_share=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['counts']; print(f\"{100 * sum(c.get('rendered', {}).values()) / max(1, c['pages']):.1f}%\")" "$stats")
+  row "goce-warc $mode (-j $threads)" "$pages" "$(du -sb "$out/p-$mode" | cut -f1)" "$read_share"
 done

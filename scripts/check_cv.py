@@ -10,6 +10,11 @@ Usage: check_cv.py REPORT FLOOR...
          DATASET/SUBSET:f1-no-page-types=F
                                   the combiner with the page types missing (`--classifier none`)
                                   has mean word F1 at least F
+         DATASET/all:confidence-spearman=R
+                                  the out-of-fold extraction_confidence has Spearman's rank
+                                  correlation at least R with the real word F1
+         DATASET/all:confidence-auc=A
+                                  and finds the pages under word F1 0.5 with ROC AUC at least A
   SUBSET as in the report with '_' for a space (list-view_genre); '*' is every page type.
 """
 import json
@@ -22,12 +27,27 @@ def main() -> int:
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    means = json.load(open(sys.argv[1]))["means"]
+    report = json.load(open(sys.argv[1]))
+    means = report["means"]
     failed = False
     for floor in sys.argv[2:]:
         where, rule = floor.split(":", 1)
         metric, value = rule.split("=", 1)
         dataset, subset = where.split("/", 1)
+        if metric.startswith("confidence-"):
+            confidence = report.get("confidence", {}).get(dataset)
+            if confidence is None or subset != "all":
+                print(f"{floor}: no confidence report for {dataset}/{subset}", file=sys.stderr)
+                return 2
+            key = {"confidence-spearman": "spearman", "confidence-auc": "auc_under_0_5"}.get(metric)
+            if key is None:
+                print(f"unknown metric {metric!r} in {floor}", file=sys.stderr)
+                return 2
+            got = confidence[key]
+            ok = got >= float(value)
+            print(f"CV {dataset} extraction_confidence {key}: {got:.3f} (floor {value}; {confidence['pages']} pages) {'ok' if ok else 'BELOW THE FLOOR'}")
+            failed |= not ok
+            continue
         subsets = means[dataset]
         names = sorted(s for s in subsets if s not in NOT_PAGE_TYPES) if subset == "*" else [subset.replace("_", " ")]
         for name in names:

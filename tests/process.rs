@@ -44,6 +44,7 @@ fn sample_warcs_give_one_row_per_html_page_with_visible_text() {
             assert!(!row.text.contains(phrase.as_str()), "{}: hidden {phrase:?} leaked", gold.url);
         }
         assert_eq!((row.extractor.as_str(), row.genre.as_deref(), row.page_type.as_deref(), row.http_status), ("all-text", None, None, 200));
+        assert_eq!(row.extraction_confidence, None, "only the combiner gives a confidence");
         assert!(row.warc_record_id.as_deref().is_some_and(|id| id.starts_with("<urn:uuid:")));
         assert!(row.warc_offset.is_some());
     }
@@ -354,6 +355,7 @@ fn by_default_the_cascade_classifies_every_page_and_the_combiner_takes_the_text(
         assert!(matches!(row.genre.as_deref(), Some("article" | "list-view")), "{row:?}");
         assert!(row.page_type.as_deref().is_some_and(|t| types.contains(&t)), "{row:?}");
         assert!(row.genre_confidence.is_some_and(|c| (0.5..=1.0).contains(&c)), "{row:?}");
+        assert!(row.extraction_confidence.is_some_and(|c| (0.0..=1.0).contains(&c)), "{row:?}");
         assert!(!row.text.is_empty());
     }
     // The manifests count the rows by page type and genre.
@@ -378,8 +380,12 @@ fn by_default_the_cascade_classifies_every_page_and_the_combiner_takes_the_text(
         let gold: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
         let Some(row) = rows.iter().find(|r| r.url == gold["url"].as_str().unwrap()) else { continue };
         compared += 1;
-        let out = bin().args(["extract", page.to_str().unwrap(), "--url", &row.url]).output().unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), row.text.trim_end(), "{}", row.url);
+        let out = bin().args(["extract", page.to_str().unwrap(), "--url", &row.url, "--json"]).output().unwrap();
+        let extracted: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(extracted["text"].as_str().unwrap().trim_end(), row.text.trim_end(), "{}", row.url);
+        // The same confidence too: one decision, whether the page waited for the ResNet or not.
+        let confidence = extracted["extraction_confidence"].as_f64().unwrap();
+        assert!((confidence - f64::from(row.extraction_confidence.unwrap())).abs() < 1e-6, "{}: {confidence} {row:?}", row.url);
     }
     assert!(compared >= 6, "only {compared} rows compared");
     let grid = rows.iter().find(|r| r.url.contains("kettles-teapots")).unwrap();

@@ -28,6 +28,7 @@ struct FuzzRow {
     genre: Option<String>,
     genre_confidence: Option<f32>,
     extractor: String,
+    extraction_confidence: Option<f32>,
     language: Option<String>,
     language_confidence: Option<f32>,
     declared_language: Option<String>,
@@ -54,6 +55,7 @@ impl From<FuzzRow> for Row {
             genre: r.genre,
             genre_confidence: r.genre_confidence,
             extractor: r.extractor,
+            extraction_confidence: r.extraction_confidence,
             language: r.language,
             language_confidence: r.language_confidence,
             declared_language: r.declared_language,
@@ -66,9 +68,9 @@ impl From<FuzzRow> for Row {
 }
 
 /// The row with its floats as bits, so that a NaN compares equal to the same NaN.
-fn comparable(row: &Row) -> (Row, Option<u32>, Option<u32>) {
-    let bits = (row.genre_confidence.map(f32::to_bits), row.language_confidence.map(f32::to_bits));
-    (Row { genre_confidence: None, language_confidence: None, ..row.clone() }, bits.0, bits.1)
+fn comparable(row: &Row) -> (Row, [Option<u32>; 3]) {
+    let bits = [row.genre_confidence, row.language_confidence, row.extraction_confidence].map(|c| c.map(f32::to_bits));
+    (Row { genre_confidence: None, language_confidence: None, extraction_confidence: None, ..row.clone() }, bits)
 }
 
 fuzz_target!(|input: Input| {

@@ -64,6 +64,7 @@ pub(super) fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
             "title": extraction.title,
             "genre": extraction.genre.map(Genre::name),
             "extractor": args.extractor.name(),
+            "extraction_confidence": extraction.confidence,
             "text": extraction.text,
         });
         if let Some(markdown) = extraction.markdown {

@@ -128,21 +128,6 @@ pub struct TrainExtractArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
-    /// Write the selector's out-of-fold inputs (every page's features and candidates'
-    /// scores) as JSON, for experiments with the selector.
-    #[arg(long, value_name = "FILE")]
-    pub selector_rows: Option<PathBuf>,
-
-    /// Write every page's blocks with the first trees' out-of-fold probabilities, labels
-    /// and texts as JSON, for experiments with the block decisions.
-    #[arg(long, value_name = "FILE")]
-    pub block_rows: Option<PathBuf>,
-
-    /// Write every page's block inputs (the trees' rows, little-endian f32, pages in the
-    /// order of `--block-rows`), for experiments with other models over the same inputs.
-    #[arg(long, value_name = "FILE")]
-    pub block_inputs: Option<PathBuf>,
-
     /// Trees to grow.
     #[arg(long, default_value_t = 200)]
     pub trees: usize,
@@ -156,18 +141,6 @@ pub struct TrainExtractArgs {
     /// rule before; docs/extraction.md compares them).
     #[arg(long, value_enum, default_value = "expected-f1")]
     pub decision: DecisionArg,
-
-    /// Train the page-level selector, which may replace the blocks' text by the `article`
-    /// or `list-view` output (off: under the expected-F1 decision it scored worse than the
-    /// blocks alone in CV, docs/experiments.md).
-    #[arg(long)]
-    pub selector: bool,
-
-    /// Trees of a second stage, which reads each block's neighbours and containers as the
-    /// first trees judged them (0: none, the shipped model; 200 measured worse in CV, see
-    /// docs/extraction.md).
-    #[arg(long, default_value_t = 0)]
-    pub context_trees: usize,
 
     /// Share of the training pages whose page-type inputs the trees see blanked, as
     /// `--classifier none` leaves them, so the trees also learn to decide without them (0:
@@ -277,9 +250,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
         trees: TreeSettings {
             trees: args.trees,
             max_depth: args.depth,
-            context_trees: args.context_trees,
             decision: args.decision.into(),
-            selector: args.selector,
             page_type_dropout: args.page_type_dropout,
             hard_pages: args.hard_pages,
             soft_labels: args.soft_labels,
@@ -314,27 +285,6 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
     print_stdout(&train::render_report(report))?;
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string(report)?).with_context(|| format!("writing {}", path.display()))?;
-    }
-    if let Some(path) = &args.selector_rows {
-        let rows = train::described_rows(&prepared, &cv.rows, config.folds);
-        std::fs::write(path, serde_json::to_string(&rows)?).with_context(|| format!("writing {}", path.display()))?;
-    }
-    if let Some(path) = &args.block_rows {
-        let blocks = train::described_blocks(&prepared, &cv, config.folds);
-        std::fs::write(path, serde_json::to_string(&blocks)?).with_context(|| format!("writing {}", path.display()))?;
-    }
-    if let Some(path) = &args.block_inputs {
-        // Streamed: the whole table is about 700 MB.
-        let write = || -> std::io::Result<()> {
-            let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-            for r in &cv.rows {
-                for value in &prepared[r.page].table.rows {
-                    std::io::Write::write_all(&mut out, &value.to_le_bytes())?;
-                }
-            }
-            std::io::Write::flush(&mut out)
-        };
-        write().with_context(|| format!("writing {}", path.display()))?;
     }
     if config.cv_only {
         return Ok(ExitCode::SUCCESS);

@@ -24,7 +24,7 @@ use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER
 use view::View;
 
 /// The text and title taken from one page.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extraction {
     pub title: Option<String>,
     /// The language the page declares (`<html lang>`), as written.
@@ -35,6 +35,9 @@ pub struct Extraction {
     pub markdown: Option<String>,
     /// The genre that chose the algorithm (`goce`, `oracle`), when one did.
     pub genre: Option<Genre>,
+    /// The text's expected word F1 (0–1), from the combiner's confidence trees
+    /// ([`combine::confidence`]); `None` for the other extractors.
+    pub confidence: Option<f32>,
 }
 
 /// The extraction algorithms goce-warc offers.
@@ -219,6 +222,7 @@ impl Extractor {
         let dom = page.dom;
         let title = dom.title();
         let markdown = markdown.filter(|_| self.writes_markdown());
+        let mut confidence = None;
         let (mut text, mut markdown_text, genre) = match self {
             Self::AllText => (page.view(&profile::PAPER_PRUNE).text_of(&[view_start(dom)]), None, None),
             Self::Article => {
@@ -237,13 +241,14 @@ impl Extractor {
             }
             Self::Combined => {
                 let model = combine::shared_model(None).map_err(|e| ExtractError::Model(e.to_string()))?;
-                let mut table = model.table_of(page);
+                let mut table = combine::BlockTable::of(page);
                 if let Some(p) = page.page_types().and_then(|p| <&[f32; PAGE_TYPE_COUNT]>::try_from(p).ok()) {
                     table.set_page_types(p);
                 }
-                let (text, content) = model.decide(&table);
-                let md = markdown.map(|m| markdown::render(dom, &table.cdom, &content, m));
-                (text, md, None)
+                let decided = model.decide(&table);
+                let md = markdown.map(|m| markdown::render(dom, &table.cdom, &decided.content, m));
+                confidence = decided.confidence;
+                (decided.text, md, None)
             }
             Self::Goce | Self::Oracle | Self::GoceWeb2text => {
                 if self == Self::Oracle && genre.is_none() {
@@ -265,7 +270,7 @@ impl Extractor {
                 markdown_text = Some(markdown::paragraph(&text));
             }
         }
-        Ok(Extraction { title, declared_language: dom.declared_language(), text, markdown: markdown_text, genre })
+        Ok(Extraction { title, declared_language: dom.declared_language(), text, markdown: markdown_text, genre, confidence })
     }
 
     /// Whether this extractor can run without a gold genre.

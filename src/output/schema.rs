@@ -26,6 +26,9 @@ pub struct Row {
     pub genre: Option<String>,
     pub genre_confidence: Option<f32>,
     pub extractor: String,
+    /// The combiner's expected word F1 of `text` (0–1), calibrated on sites it never
+    /// trained on; None for the other extractors.
+    pub extraction_confidence: Option<f32>,
     /// Detected from the text (ISO 639-1, else 639-3); None when too short to tell.
     pub language: Option<String>,
     pub language_confidence: Option<f32>,
@@ -57,6 +60,7 @@ pub fn schema() -> SchemaRef {
         utf8("genre", true),
         Field::new("genre_confidence", DataType::Float32, true),
         utf8("extractor", false),
+        Field::new("extraction_confidence", DataType::Float32, true),
         utf8("language", true),
         Field::new("language_confidence", DataType::Float32, true),
         utf8("declared_language", true),
@@ -84,9 +88,11 @@ pub fn to_batch(rows: &[Row], schema: &SchemaRef) -> Result<RecordBatch, ArrowEr
     let mut html_bytes = Int64Builder::with_capacity(n);
     let mut confidence = Float32Builder::with_capacity(n);
     let mut language_confidence = Float32Builder::with_capacity(n);
+    let mut extraction_confidence = Float32Builder::with_capacity(n);
     let mut words = Int32Builder::with_capacity(n);
     for row in rows {
         language_confidence.append_option(row.language_confidence);
+        extraction_confidence.append_option(row.extraction_confidence);
         words.append_value(row.text_words);
         date.append_option(row.warc_date);
         offset.append_option(row.warc_offset);
@@ -109,6 +115,7 @@ pub fn to_batch(rows: &[Row], schema: &SchemaRef) -> Result<RecordBatch, ArrowEr
         strings(&|r| r.genre.as_deref()),
         Arc::new(confidence.finish()),
         strings(&|r| Some(&r.extractor)),
+        Arc::new(extraction_confidence.finish()),
         strings(&|r| r.language.as_deref()),
         Arc::new(language_confidence.finish()),
         strings(&|r| r.declared_language.as_deref()),
@@ -136,6 +143,7 @@ pub fn from_batch(batch: &RecordBatch) -> Result<Vec<Row>, ArrowError> {
     let date = column("warc_date")?.as_primitive_opt::<TimestampMillisecondType>().ok_or_else(|| wrong("warc_date"))?;
     let (offset, status, html_bytes, words) = (longs("warc_offset")?, ints("http_status")?, longs("html_bytes")?, ints("text_words")?);
     let (confidence, language_confidence) = (floats("genre_confidence")?, floats("language_confidence")?);
+    let extraction_confidence = floats("extraction_confidence")?;
     Ok((0..batch.num_rows())
         .map(|i| Row {
             url: url.value(i).to_string(),
@@ -152,6 +160,7 @@ pub fn from_batch(batch: &RecordBatch) -> Result<Vec<Row>, ArrowError> {
             genre: optional_string(genre, i),
             genre_confidence: confidence.is_valid(i).then(|| confidence.value(i)),
             extractor: extractor.value(i).to_string(),
+            extraction_confidence: extraction_confidence.is_valid(i).then(|| extraction_confidence.value(i)),
             language: optional_string(language, i),
             language_confidence: language_confidence.is_valid(i).then(|| language_confidence.value(i)),
             declared_language: optional_string(declared_language, i),
@@ -198,6 +207,7 @@ mod tests {
         let schema = schema();
         let mut rows = vec![Row { url: "u".into(), text: "t".into(), ..Row::default() }; 3];
         rows[1].markdown = Some("# t".into());
+        rows[2].extraction_confidence = Some(0.75);
         let batch = to_batch(&rows, &schema).unwrap();
         assert_eq!((batch.num_rows(), batch.num_columns()), (3, schema.fields().len()));
         assert_eq!(from_batch(&batch).unwrap(), rows);

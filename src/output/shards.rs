@@ -199,7 +199,7 @@ mod tests {
         let text = "(?s).*"; // any characters, newlines and controls included
         (
             (text, optional(text), optional(any::<i64>()), text, optional(any::<i64>()), any::<i32>(), text),
-            (text, any::<i64>(), optional(text), optional(text), optional(text), optional(-1e9f32..1e9)),
+            (text, any::<i64>(), optional(text), optional(text), optional(text), optional(-1e9f32..1e9), optional(0f32..=1.0)),
             (text, optional(text), optional(0f32..1.0), optional(text), any::<i32>(), text, text, optional(text)),
         )
             .prop_map(|(a, b, c)| Row {
@@ -216,6 +216,7 @@ mod tests {
                 page_type: b.3,
                 genre: b.4,
                 genre_confidence: b.5,
+                extraction_confidence: b.6,
                 extractor: c.0,
                 language: c.1,
                 language_confidence: c.2,

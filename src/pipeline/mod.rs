@@ -238,22 +238,22 @@ struct PendingBlocks {
 }
 
 impl PendingBlocks {
-    /// The combiner's text (and Markdown), given the page types when the classifier gave them.
-    fn text(mut self, page_types: Option<&[f32; PAGE_TYPE_COUNT]>, max_bytes: usize) -> (String, Option<String>) {
+    /// The combiner's text, Markdown and confidence, given the page types when the
+    /// classifier gave them.
+    fn decide(mut self, page_types: Option<&[f32; PAGE_TYPE_COUNT]>, max_bytes: usize) -> Extraction {
         if let Some(p) = page_types {
             self.table.set_page_types(p);
         }
-        let (text, content) = crate::extract::combine::shared_model(None).map(|m| m.decide(&self.table)).unwrap_or_default();
-        let markdown = self.markdown.map(|(dom, options)| crate::extract::markdown::render(&dom, &self.table.cdom, &content, &options));
-        let extraction = if text.is_empty() {
+        let decided = crate::extract::combine::shared_model(None).map(|m| m.decide(&self.table)).unwrap_or_default();
+        let markdown = self.markdown.map(|(dom, options)| crate::extract::markdown::render(&dom, &self.table.cdom, &decided.content, &options));
+        let (text, markdown) = if decided.text.is_empty() {
             let text = self.description.unwrap_or_default();
             let markdown = markdown.map(|_| crate::extract::markdown::paragraph(&text));
-            Extraction { text, markdown, ..Extraction::default() }
+            (text, markdown)
         } else {
-            Extraction { text, markdown, ..Extraction::default() }
+            (decided.text, markdown)
         };
-        let extraction = extraction.truncated(max_bytes);
-        (extraction.text, extraction.markdown)
+        Extraction { text, markdown, confidence: decided.confidence, ..Extraction::default() }.truncated(max_bytes)
     }
 }
 
@@ -563,8 +563,8 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 let (extraction, candidates) = if config.extractor == Extractor::Combined {
                     // The trees read the page types: decide the text once the batch is classified.
                     match crate::extract::combine::shared_model(None) {
-                        Ok(model) => {
-                            let table = model.table_of(&page_analysis);
+                        Ok(_) => {
+                            let table = crate::extract::combine::BlockTable::of(&page_analysis);
                             let (title, declared_language, description) = (dom.title(), dom.declared_language(), dom.description());
                             drop(page_analysis);
                             let markdown = markdown.map(|m| (Box::new(dom), m.clone()));
@@ -608,6 +608,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
         declared_language: crate::annotate::declared_language(extraction.declared_language.as_deref(), page.content_language.as_deref()),
         text: extraction.text,
         markdown: extraction.markdown,
+        extraction_confidence: extraction.confidence,
         url: page.url,
         ..Row::default()
     };
@@ -729,7 +730,8 @@ fn finish_pending(processed: &mut Processed, prediction: Option<&Prediction>, co
     let Processed::Row(row, _, pending) = processed else { return };
     let Some(p) = pending.take() else { return };
     if let Some(blocks) = p.blocks {
-        (row.text, row.markdown) = blocks.text(prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
+        let decided = blocks.decide(prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
+        (row.text, row.markdown, row.extraction_confidence) = (decided.text, decided.markdown, decided.confidence);
     }
     if let Some(prediction) = prediction {
         set_prediction(row, prediction);

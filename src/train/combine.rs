@@ -21,10 +21,7 @@ use rayon::prelude::*;
 use crate::classify::Prediction;
 use crate::dom::{DomLimits, FOR_WEB2TEXT};
 use crate::extract::combine::blocks::{BlockTable, feature_count};
-use crate::extract::combine::trees::FlatTrees;
-use crate::extract::combine::{
-    CANDIDATE_COUNT, CANDIDATES, CombineError, CombinerModel, Decision, column_major, second_stage_feature_count, second_stage_rows, selector_features, sigmoid,
-};
+use crate::extract::combine::{CombineError, CombinerModel, Decision, column_major, confidence};
 use crate::extract::web2text::align;
 use crate::extract::{Extractor, Genre, PageAnalysis};
 use crate::gold::GoldPage;
@@ -43,8 +40,6 @@ fn text_scores(text: &str, gold_words: &[String]) -> (f64, f64) {
 
 /// The extractors scored beside the combiner on every fold.
 pub const BASELINES: [Extractor; 5] = [Extractor::Goce, Extractor::Oracle, Extractor::Article, Extractor::ListView, Extractor::Web2text];
-const ARTICLE_BASELINE: usize = 2;
-const LIST_VIEW_BASELINE: usize = 3;
 /// The combiner scored with the page types missing (`--classifier none`), beside the rest.
 pub const WITHOUT_PAGE_TYPES: &str = "combined, no page types";
 /// A page with gold text under this word F1 has the wrong text (the issue's count).
@@ -69,13 +64,7 @@ pub struct TreeSettings {
     pub threshold: f64,
     /// How the content blocks follow from their probabilities.
     pub decision: Decision,
-    /// The second stage's trees (0: none), same settings otherwise.
-    pub context_trees: usize,
-    /// Whether a page-level selector may replace the blocks' text by the `article` or
-    /// `list-view` output (off: it did worse than the blocks alone under the expected-F1
-    /// decision, docs/experiments.md).
-    pub selector: bool,
-    /// Share of the pages whose page-type inputs the first trees see blanked, as
+    /// Share of the pages whose page-type inputs the trees see blanked, as
     /// `--classifier none` leaves them: without such rows the trees' branches for a missing
     /// page type are never trained (the classifier blanks URLs the same way).
     pub page_type_dropout: f64,
@@ -99,8 +88,6 @@ impl Default for TreeSettings {
             seed: 2026,
             threshold: 0.5,
             decision: Decision::ExpectedF1,
-            context_trees: 0,
-            selector: false,
             page_type_dropout: 0.0,
             hard_pages: 0.0,
             soft_labels: false,
@@ -149,11 +136,12 @@ pub struct Scored {
     /// Whether the page has gold text (WCXB marks some pages as having none: an empty
     /// text is right there, and any other scores 0).
     pub gold_text: bool,
-    /// The candidate the selector chose for this page.
-    pub chosen: &'static str,
     pub extractor: &'static str,
     pub word_f1: f64,
     pub lcs_f1: f64,
+    /// The out-of-fold `extraction_confidence` (the combiner's rows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
 }
 
 /// Means over a group of pages.
@@ -174,15 +162,15 @@ pub struct CvReport {
     pub folds: usize,
     pub settings: TreeSettings,
     pub pages: BTreeMap<&'static str, usize>,
-    /// How often the selector chose each candidate.
-    pub choices: BTreeMap<&'static str, usize>,
     pub blocks: usize,
     pub seconds: f64,
     /// dataset → subset (all, article, list-view, page types) → extractor → means.
     pub means: BTreeMap<String, BTreeMap<String, BTreeMap<String, Summary>>>,
-    /// How far the first trees' out-of-fold probabilities can be taken at their word: the
+    /// How far the trees' out-of-fold probabilities can be taken at their word: the
     /// expected-F1 decision reads them as probabilities.
     pub calibration: Vec<CalibrationBin>,
+    /// The out-of-fold `extraction_confidence` against the real word F1, by dataset.
+    pub confidence: BTreeMap<&'static str, ConfidenceReport>,
     pub scores: Vec<Scored>,
 }
 
@@ -319,7 +307,7 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
             let dom = crate::dom::Dom::parse_with(&html, DomLimits { max_elements: 200_000, deadline: None }, &FOR_WEB2TEXT).ok()?;
             let analysis = PageAnalysis::new(&dom);
             let prediction = predictions.get(&format!("{dataset}/{}", page.id));
-            let mut table = BlockTable::with_candidate_texts(&analysis);
+            let mut table = BlockTable::of(&analysis);
             if let Some(p) = prediction {
                 table.set_page_types(&p.probabilities);
             }
@@ -373,7 +361,7 @@ pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel
         .into_par_iter()
         .map(|k| {
             let table = &pages[k].table;
-            let probabilities = model.first_probabilities_of(&rows_of(k));
+            let probabilities = model.probabilities_of(&rows_of(k));
             let content = settings.decision.content(&probabilities, &table.words, settings.threshold);
             1.0 + settings.hard_pages * (1.0 - aligned_f1(&content, &pages[k].labels, &table.words))
         })
@@ -400,13 +388,6 @@ fn aligned_f1(content: &[bool], labels: &[bool], words: &[u32]) -> f64 {
         aligned += if l { w } else { 0 };
     }
     if decided + aligned == 0 { 1.0 } else { 2.0 * both as f64 / (decided + aligned) as f64 }
-}
-
-/// Trains the second stage on the given pages: `first[k]` holds the first trees'
-/// out-of-fold probabilities for `pages[k]`'s blocks.
-pub fn fit_context(pages: &[&Prepared], first: &[&[f64]], settings: &TreeSettings) -> Result<GradientBooster, CombineError> {
-    let rows_of = |k: usize| Cow::Owned(second_stage_rows(&pages[k].table, first[k], settings.threshold));
-    fit_booster(pages, &rows_of, second_stage_feature_count(), settings.context_trees, settings, &|_| 1.0)
 }
 
 /// Trains boosted trees on the blocks of `pages`, `rows_of(k)` giving page k's rows
@@ -471,206 +452,160 @@ fn fit_booster<'a>(
     Ok(booster)
 }
 
-/// A page's out-of-fold inputs for the selector: its features and each candidate's word
-/// and LCS F1 ([`CANDIDATES`] order).
-pub struct SelectorRow {
+/// A page's out-of-fold inputs for the confidence trees, and the word F1 they learn.
+pub struct ConfidenceRow {
     pub page: usize,
-    pub features: Vec<f32>,
-    pub word_f1: [f64; CANDIDATE_COUNT],
-    pub lcs_f1: [f64; CANDIDATE_COUNT],
+    pub inputs: Vec<f32>,
+    pub word_f1: f64,
 }
 
-/// Which page a written row describes, and its fold.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct PageKey {
-    pub dataset: String,
-    pub id: String,
-    pub domain: String,
-    pub page_type: String,
-    pub genre: String,
-    pub fold: usize,
-}
+/// Trees of the confidence model: common defaults for a small regression, not tuned on the
+/// scored pages.
+const CONFIDENCE_TREES: usize = 100;
 
-impl PageKey {
-    fn of(page: &Prepared, folds: usize) -> Self {
-        Self {
-            dataset: page.dataset.to_string(),
-            id: page.page.id.clone(),
-            domain: page.domain.clone(),
-            page_type: page.page.page_type.clone(),
-            genre: page.page.genre.name().to_string(),
-            fold: fold_of(&page.domain, folds.max(2)),
-        }
-    }
-}
-
-/// A selector row with the page it describes, as `--selector-rows` writes it.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct DescribedRow {
-    #[serde(flatten)]
-    pub page: PageKey,
-    pub features: Vec<f32>,
-    pub word_f1: [f64; CANDIDATE_COUNT],
-    pub lcs_f1: [f64; CANDIDATE_COUNT],
-}
-
-/// The rows of [`cross_validate`] with their pages described.
-pub fn described_rows(prepared: &[Prepared], rows: &[SelectorRow], folds: usize) -> Vec<DescribedRow> {
-    rows.iter()
-        .map(|r| DescribedRow { page: PageKey::of(&prepared[r.page], folds), features: r.features.clone(), word_f1: r.word_f1, lcs_f1: r.lcs_f1 })
-        .collect()
-}
-
-/// A page's blocks as cross-validation judged them, as `--block-rows` writes it: for
-/// experiments with the block decisions on the out-of-fold probabilities.
-#[derive(Debug, serde::Serialize)]
-pub struct DescribedBlocks {
-    #[serde(flatten)]
-    pub page: PageKey,
-    pub gold: String,
-    pub texts: Vec<String>,
-    pub labels: Vec<bool>,
-    /// The first trees' out-of-fold probabilities.
-    pub probabilities: Vec<f64>,
-    /// Word F1 of each candidate ([`CANDIDATES`] order).
-    pub word_f1: [f64; CANDIDATE_COUNT],
-}
-
-/// Every page's blocks with [`cross_validate`]'s out-of-fold probabilities.
-pub fn described_blocks(prepared: &[Prepared], cv: &CvOutcome, folds: usize) -> Vec<DescribedBlocks> {
-    cv.rows
-        .iter()
-        .map(|r| {
-            let page = &prepared[r.page];
-            DescribedBlocks {
-                page: PageKey::of(page, folds),
-                gold: page.page.main_content.clone(),
-                texts: page.table.texts().into_iter().map(String::from).collect(),
-                labels: page.labels.clone(),
-                probabilities: cv.first[r.page].clone(),
-                word_f1: r.word_f1,
-            }
-        })
-        .collect()
-}
-
-/// What the selector's regressors learn for each candidate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SelectorTarget {
-    /// The candidate's word F1.
-    WordF1,
-    /// Its word F1 less the mean of the three: how much better it does than the others on
-    /// this page, the page's own difficulty (shared by all three) taken out.
-    Advantage,
-    /// Its word F1 less the blocks'.
-    OverBlocks,
-    /// The square root of its word F1: a loss from 0.1 to 0 weighs more than one from 0.9 to 0.8.
-    SqrtWordF1,
-    /// Whether it scores at least 0.3 (a regression to the probability of not failing).
-    AtLeast03,
-}
-
-impl SelectorTarget {
-    pub fn of(self, word_f1: &[f64], candidate: usize) -> f64 {
-        let own = word_f1[candidate];
-        match self {
-            Self::WordF1 => own,
-            Self::Advantage => own - word_f1.iter().sum::<f64>() / word_f1.len().max(1) as f64,
-            Self::OverBlocks => own - word_f1[0],
-            Self::SqrtWordF1 => own.max(0.0).sqrt(),
-            Self::AtLeast03 => f64::from(u8::from(own >= 0.3)),
-        }
-    }
-}
-
-/// The target the shipped selector is trained on (chosen by the selector experiment in docs/experiments.md).
-pub const SELECTOR_TARGET: SelectorTarget = SelectorTarget::WordF1;
-
-/// The selector's regressors: small boosted trees predicting each candidate's word F1.
-pub fn fit_selector(rows: &[&SelectorRow], settings: &TreeSettings) -> Result<Vec<GradientBooster>, CombineError> {
-    let cols = rows.first().map_or(0, |r| r.features.len());
-    let flat: Vec<f32> = rows.iter().flat_map(|r| r.features.iter().copied()).collect();
+/// The confidence trees: small boosted regression trees predicting the text's word F1.
+pub fn fit_confidence(rows: &[&ConfidenceRow], settings: &TreeSettings) -> Result<GradientBooster, CombineError> {
+    let cols = rows.first().map_or(0, |r| r.inputs.len());
+    let flat: Vec<f32> = rows.iter().flat_map(|r| r.inputs.iter().copied()).collect();
     let columns = column_major(&flat, rows.len());
     let matrix = Matrix::new(&columns, rows.len(), cols);
-    let weights = vec![1.0; rows.len()];
-    (0..CANDIDATES.len())
-        .map(|c| {
-            let y: Vec<f64> = rows.iter().map(|r| SELECTOR_TARGET.of(&r.word_f1, c)).collect();
-            let mut booster = GradientBooster::default()
-                .set_objective_type(ObjectiveType::SquaredLoss)
-                .set_iterations(100)
-                .set_learning_rate(0.05)
-                .set_max_depth(3)
-                .set_subsample(0.8)
-                .set_min_leaf_weight(10.0)
-                .set_seed(settings.seed)
-                .set_parallel(false);
-            booster.fit(&matrix, &y, &weights, None).map_err(|e| CombineError::Training { what: "fitting the selector".into(), detail: e.to_string() })?;
-            Ok(booster)
-        })
-        .collect()
+    let y: Vec<f64> = rows.iter().map(|r| r.word_f1).collect();
+    let mut booster = GradientBooster::default()
+        .set_objective_type(ObjectiveType::SquaredLoss)
+        .set_iterations(CONFIDENCE_TREES)
+        .set_learning_rate(0.05)
+        .set_max_depth(3)
+        .set_subsample(0.8)
+        .set_sample_method(SampleMethod::Random)
+        .set_min_leaf_weight(10.0)
+        .set_seed(settings.seed)
+        .set_parallel(false);
+    booster
+        .fit(&matrix, &y, &vec![1.0; rows.len()], None)
+        .map_err(|e| CombineError::Training { what: "fitting the confidence trees".into(), detail: e.to_string() })?;
+    Ok(booster)
+}
+
+/// How well the out-of-fold confidence tells good text from bad, on one dataset's pages
+/// with gold text.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ConfidenceReport {
+    pub pages: usize,
+    /// Spearman's rank correlation of the confidence with the real word F1.
+    pub spearman: f64,
+    /// The area under the ROC curve of the confidence for finding the pages under 0.5
+    /// (lower confidence, likelier under).
+    pub auc_under_0_5: f64,
+    /// Ten equal-width confidence bins: pages, mean confidence, mean real word F1.
+    pub reliability: Vec<ReliabilityBin>,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ReliabilityBin {
+    pub low: f64,
+    pub pages: usize,
+    pub mean_confidence: f64,
+    pub mean_word_f1: f64,
+}
+
+/// Ranks with ties at their mean rank (1-based).
+fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && values[order[end]] == values[order[start]] {
+            end += 1;
+        }
+        let mean = (start + end + 1) as f64 / 2.0;
+        for &i in &order[start..end] {
+            ranks[i] = mean;
+        }
+        start = end;
+    }
+    ranks
+}
+
+/// Spearman's rank correlation (0 when either side is constant).
+pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = ra.len() as f64;
+    if n < 2.0 {
+        return 0.0;
+    }
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let (va, vb): (f64, f64) = (ra.iter().map(|x| (x - ma).powi(2)).sum(), rb.iter().map(|y| (y - mb).powi(2)).sum());
+    if va == 0.0 || vb == 0.0 { 0.0 } else { cov / (va * vb).sqrt() }
+}
+
+/// The area under the ROC curve of `score` for telling the `positive` pages apart: the
+/// chance that a positive page scores above a negative one, ties counting half.
+pub fn roc_auc(score: &[f64], positive: &[bool]) -> f64 {
+    let r = ranks(score);
+    let n_pos = positive.iter().filter(|&&p| p).count() as f64;
+    let n_neg = positive.len() as f64 - n_pos;
+    if n_pos == 0.0 || n_neg == 0.0 {
+        return f64::NAN;
+    }
+    let rank_sum: f64 = r.iter().zip(positive).filter(|(_, p)| **p).map(|(r, _)| r).sum();
+    (rank_sum - n_pos * (n_pos + 1.0) / 2.0) / (n_pos * n_neg)
+}
+
+impl ConfidenceReport {
+    /// The report of `(confidence, real word F1)` pairs.
+    pub fn of(pairs: &[(f64, f64)]) -> Self {
+        let confidence: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+        let word_f1: Vec<f64> = pairs.iter().map(|p| p.1).collect();
+        let under: Vec<bool> = word_f1.iter().map(|&f| f < 0.5).collect();
+        let doubt: Vec<f64> = confidence.iter().map(|c| -c).collect();
+        let reliability = (0..10)
+            .map(|b| {
+                let inside: Vec<&(f64, f64)> = pairs.iter().filter(|(c, _)| ((c.clamp(0.0, 1.0) * 10.0) as usize).min(9) == b).collect();
+                let n = inside.len().max(1) as f64;
+                ReliabilityBin {
+                    low: b as f64 / 10.0,
+                    pages: inside.len(),
+                    mean_confidence: inside.iter().map(|p| p.0).sum::<f64>() / n,
+                    mean_word_f1: inside.iter().map(|p| p.1).sum::<f64>() / n,
+                }
+            })
+            .collect();
+        Self { pages: pairs.len(), spearman: spearman(&confidence, &word_f1), auc_under_0_5: roc_auc(&doubt, &under), reliability }
+    }
 }
 
 /// What cross-validation leaves for the final fit.
 pub struct CvOutcome {
     pub report: CvReport,
-    /// The selector's out-of-fold rows, by page.
-    pub rows: Vec<SelectorRow>,
-    /// The first trees' out-of-fold probabilities, by page: the second stage's inputs.
-    pub first: Vec<Vec<f64>>,
+    /// The confidence trees' out-of-fold rows, by page.
+    pub rows: Vec<ConfidenceRow>,
 }
 
 /// Domain-grouped k-fold cross-validation: every page scored by trees that never saw its
 /// domain, beside the baselines on the same pages. Two levels: the block trees of each
-/// fold give the selector's out-of-fold inputs; the selector is then cross-validated on
-/// those with the same folds. `blocks` is the trees' text alone, `combined` the selector's
-/// choice (the shipped extractor).
+/// fold give the confidence trees' out-of-fold inputs; those are then cross-validated on
+/// them with the same folds.
 pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(&str)) -> Result<CvOutcome, CombineError> {
     let started = Instant::now();
     let folds = config.folds.max(2);
     let fold_of_page: Vec<usize> = prepared.iter().map(|p| fold_of(&p.domain, folds)).collect();
-    // The first trees' out-of-fold probabilities for every page.
-    let mut first: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
+    // The trees' out-of-fold probabilities for every page.
+    let mut probabilities: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
     let mut without_page_types: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
     for fold in 0..folds {
         let train: Vec<&Prepared> = prepared.iter().zip(&fold_of_page).filter(|(_, f)| **f != fold).map(|(p, _)| p).collect();
         let model = fit(&train, &config.trees)?;
         let test: Vec<usize> = (0..prepared.len()).filter(|&i| fold_of_page[i] == fold).collect();
-        let scored: Vec<(Vec<f64>, Vec<f64>)> = test
-            .par_iter()
-            .map(|&i| (model.first_probabilities(&prepared[i].table), model.first_probabilities_of(&prepared[i].table.rows_without_page_types())))
-            .collect();
+        let scored: Vec<(Vec<f64>, Vec<f64>)> =
+            test.par_iter().map(|&i| (model.probabilities(&prepared[i].table), model.probabilities_of(&prepared[i].table.rows_without_page_types()))).collect();
         for (&i, (p, q)) in test.iter().zip(scored) {
-            first[i] = p;
+            probabilities[i] = p;
             without_page_types[i] = q;
         }
-        log(&format!("fold {fold}: first trees trained on {} pages, scored {} ({:.0} s)", train.len(), test.len(), started.elapsed().as_secs_f64()));
-    }
-    // The second stage, cross-validated on those with the same folds (without one, the
-    // first trees' probabilities are the last).
-    let mut last = first.clone();
-    if config.trees.context_trees > 0 {
-        for fold in 0..folds {
-            let train: Vec<usize> = (0..prepared.len()).filter(|&i| fold_of_page[i] != fold).collect();
-            let pages: Vec<&Prepared> = train.iter().map(|&i| &prepared[i]).collect();
-            let inputs: Vec<&[f64]> = train.iter().map(|&i| first[i].as_slice()).collect();
-            let booster = fit_context(&pages, &inputs, &config.trees)?;
-            let flat = FlatTrees::of(&booster, second_stage_feature_count())
-                .ok_or_else(|| CombineError::Training { what: "the context trees".into(), detail: "cannot be laid out for prediction".into() })?;
-            let test: Vec<usize> = (0..prepared.len()).filter(|&i| fold_of_page[i] == fold).collect();
-            let scored: Vec<Vec<f64>> = test
-                .par_iter()
-                .map(|&i| {
-                    let rows = second_stage_rows(&prepared[i].table, &first[i], config.trees.threshold);
-                    let rows: Vec<&[f32]> = rows.chunks_exact(second_stage_feature_count()).collect();
-                    flat.predict_rows(&rows).into_iter().map(sigmoid).collect()
-                })
-                .collect();
-            for (&i, p) in test.iter().zip(scored) {
-                last[i] = p;
-            }
-            log(&format!("fold {fold}: context trees trained on {} pages ({:.0} s)", train.len(), started.elapsed().as_secs_f64()));
-        }
+        log(&format!("fold {fold}: trees trained on {} pages, scored {} ({:.0} s)", train.len(), test.len(), started.elapsed().as_secs_f64()));
     }
     let text_f1 = |page: &Prepared, probabilities: &[f64]| {
         let content = config.trees.decision.content(probabilities, &page.table.words, config.trees.threshold);
@@ -678,98 +613,78 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         let (word_f1, lcs_f1) = text_scores(&text, &page.gold_words);
         (content, text, word_f1, lcs_f1)
     };
-    let (mut rows, first_f1): (Vec<SelectorRow>, Vec<(f64, f64)>) = (0..prepared.len())
+    // Each page's text scored, and its confidence inputs.
+    let (page_scores, rows): (Vec<(f64, f64)>, Vec<ConfidenceRow>) = (0..prepared.len())
         .into_par_iter()
         .map(|i| {
             let page = &prepared[i];
-            let (content, text, word_f1, lcs_f1) = text_f1(page, &last[i]);
-            // Without a second stage the first trees' text is the blocks' text: scored once.
-            let (first_word, first_lcs) = if config.trees.context_trees > 0 {
-                let (_, _, w, l) = text_f1(page, &first[i]);
-                (w, l)
-            } else {
-                (word_f1, lcs_f1)
-            };
-            let article = page.baselines[ARTICLE_BASELINE];
-            let list_view = page.baselines[LIST_VIEW_BASELINE];
-            let row = SelectorRow {
-                page: i,
-                features: selector_features(&page.table, &last[i], &content, &text),
-                word_f1: [word_f1, article.0, list_view.0],
-                lcs_f1: [lcs_f1, article.1, list_view.1],
-            };
-            (row, (first_word, first_lcs))
+            let (content, _, word_f1, lcs_f1) = text_f1(page, &probabilities[i]);
+            ((word_f1, lcs_f1), ConfidenceRow { page: i, inputs: confidence::inputs(&page.table, &probabilities[i], &content), word_f1 })
         })
         .unzip();
     {
         let wcxb: Vec<usize> = (0..prepared.len()).filter(|&i| prepared[i].dataset == "wcxb").collect();
         let n = wcxb.len().max(1) as f64;
         let mean = |f: &dyn Fn(usize) -> f64| wcxb.iter().map(|&i| f(i)).sum::<f64>() / n;
-        log(&format!(
-            "out of fold, WCXB word F1: first trees {:.3}, blocks {:.3}, goce {:.3}",
-            mean(&|i| first_f1[i].0),
-            mean(&|i| rows[i].word_f1[0]),
-            mean(&|i| prepared[i].baselines[0].0)
-        ));
+        log(&format!("out of fold, WCXB word F1: combined {:.3}, goce {:.3}", mean(&|i| page_scores[i].0), mean(&|i| prepared[i].baselines[0].0)));
     }
-    rows.sort_by_key(|r| r.page);
 
-    // The selector, cross-validated on the out-of-fold rows with the same folds.
-    let mut chosen = vec![0usize; rows.len()];
-    for fold in (0..folds).filter(|_| config.trees.selector) {
-        let train: Vec<&SelectorRow> = rows.iter().filter(|r| fold_of_page[r.page] != fold).collect();
-        let selector = CombinerModel::new(GradientBooster::default(), config.trees.threshold)?.with_selector(fit_selector(&train, &config.trees)?);
-        for (k, r) in rows.iter().enumerate().filter(|(_, r)| fold_of_page[r.page] == fold) {
-            chosen[k] = selector.choose(&r.features);
+    // The confidence trees, cross-validated on the out-of-fold rows with the same folds.
+    let mut confidence = vec![f64::NAN; rows.len()];
+    for fold in 0..folds {
+        let train: Vec<&ConfidenceRow> = rows.iter().filter(|r| fold_of_page[r.page] != fold).collect();
+        let trees = fit_confidence(&train, &config.trees)?;
+        for r in rows.iter().filter(|r| fold_of_page[r.page] == fold) {
+            confidence[r.page] = f64::from(confidence::predict(&trees, &r.inputs));
         }
     }
     let mut scores = Vec::new();
-    for (r, &choice) in rows.iter().zip(&chosen) {
-        let page = &prepared[r.page];
+    for (i, &(word_f1, lcs_f1)) in page_scores.iter().enumerate() {
+        let page = &prepared[i];
         let scored = |extractor: &'static str, (word_f1, lcs_f1): (f64, f64)| Scored {
             dataset: page.dataset,
             id: page.page.id.clone(),
             domain: page.domain.clone(),
             page_type: page.page.page_type.clone(),
             genre: page.page.genre,
-            fold: fold_of_page[r.page],
+            fold: fold_of_page[i],
             classifier_test: page.classifier_test,
             gold_text: !page.gold_words.is_empty(),
-            chosen: CANDIDATES[choice],
             extractor,
             word_f1,
             lcs_f1,
+            confidence: (extractor == "combined").then_some(confidence[i]),
         };
-        scores.push(scored("combined", (r.word_f1[choice], r.lcs_f1[choice])));
-        scores.push(scored("blocks", (r.word_f1[0], r.lcs_f1[0])));
-        scores.push(scored("first trees", first_f1[r.page]));
-        let (_, _, word_f1, lcs_f1) = text_f1(page, &without_page_types[r.page]);
+        scores.push(scored("combined", (word_f1, lcs_f1)));
+        let (_, _, word_f1, lcs_f1) = text_f1(page, &without_page_types[i]);
         scores.push(scored(WITHOUT_PAGE_TYPES, (word_f1, lcs_f1)));
         scores.push(scored(ALIGNED_BLOCKS, text_scores(&page.table.text_of(&page.labels), &page.gold_words)));
         for (e, &b) in BASELINES.iter().zip(&page.baselines) {
             scores.push(scored(e.name(), b));
         }
     }
+    // Judged where word F1 means something: pages with gold text.
+    let mut by_dataset: BTreeMap<&'static str, Vec<(f64, f64)>> = BTreeMap::new();
+    for (i, page) in prepared.iter().enumerate().filter(|(_, p)| !p.gold_words.is_empty()) {
+        by_dataset.entry(page.dataset).or_default().push((confidence[i], page_scores[i].0));
+    }
+    let confidence_report = by_dataset.into_iter().map(|(d, pairs)| (d, ConfidenceReport::of(&pairs))).collect();
     let mut pages: BTreeMap<&'static str, usize> = BTreeMap::new();
     for p in prepared {
         *pages.entry(p.dataset).or_default() += 1;
-    }
-    let mut choices: BTreeMap<&'static str, usize> = BTreeMap::new();
-    for &c in &chosen {
-        *choices.entry(CANDIDATES[c]).or_default() += 1;
     }
     let report = CvReport {
         folds,
         settings: config.trees,
         pages,
-        choices,
+        confidence: confidence_report,
         blocks: prepared.iter().map(|p| p.table.len()).sum(),
         seconds: started.elapsed().as_secs_f64(),
         means: summarise(&scores),
-        calibration: calibration(prepared, &last),
+        calibration: calibration(prepared, &probabilities),
         scores,
     };
-    Ok(CvOutcome { report, rows, first })
+    Ok(CvOutcome { report, rows })
 }
 
 fn summarise(scores: &[Scored]) -> BTreeMap<String, BTreeMap<String, BTreeMap<String, Summary>>> {
@@ -819,8 +734,7 @@ fn summarise(scores: &[Scored]) -> BTreeMap<String, BTreeMap<String, BTreeMap<St
 /// The cross-validation tables in Markdown: per dataset, word F1 / LCS F1 / pages under
 /// 0.3 for each subset and extractor.
 pub fn render_report(report: &CvReport) -> String {
-    let names: Vec<&str> =
-        ["combined", WITHOUT_PAGE_TYPES, "blocks", "first trees"].into_iter().chain(BASELINES.iter().map(|e| e.name())).chain([ALIGNED_BLOCKS]).collect();
+    let names: Vec<&str> = ["combined", WITHOUT_PAGE_TYPES].into_iter().chain(BASELINES.iter().map(|e| e.name())).chain([ALIGNED_BLOCKS]).collect();
     let mut out = String::new();
     for (dataset, subsets) in &report.means {
         out += &format!("\n**{dataset}** (word F1 / LCS F1 / pages with gold text under {BAD_PAGE_F1})\n\n| subset | pages |");
@@ -873,6 +787,16 @@ pub fn render_report(report: &CvReport) -> String {
             out += &format!("| {:.1}–{:.1} | {} | {:.2} |\n", bin.low, bin.low + 0.1, bin.blocks, bin.content_share);
         }
     }
+    for (dataset, c) in &report.confidence {
+        out += &format!(
+            "\n**extraction_confidence on {dataset}** ({} pages with gold text, out of fold): Spearman {:.3} with the word F1; \
+             area under the ROC curve for finding the pages under 0.5: {:.3}\n\n| confidence | pages | mean confidence | mean word F1 |\n|---|---|---|---|\n",
+            c.pages, c.spearman, c.auc_under_0_5
+        );
+        for bin in c.reliability.iter().filter(|b| b.pages > 0) {
+            out += &format!("| {:.1}–{:.1} | {} | {:.3} | {:.3} |\n", bin.low, bin.low + 0.1, bin.pages, bin.mean_confidence, bin.mean_word_f1);
+        }
+    }
     out
 }
 
@@ -880,16 +804,6 @@ pub fn render_report(report: &CvReport) -> String {
 pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, seconds: f64) -> String {
     let s = &report.settings;
     let pages: Vec<String> = report.pages.iter().map(|(d, n)| format!("{d} {n}")).collect();
-    let selector = if s.selector {
-        let choices: Vec<String> = report.choices.iter().map(|(c, n)| format!("{c} {n}")).collect();
-        format!(
-            "the page-level selector's choice, cross-validated the same way on those out-of-fold results (it chose {}); \
-             `blocks` is the block trees' text alone",
-            choices.join(", ")
-        )
-    } else {
-        "the block trees' text (`blocks`), no page-level selector".to_string()
-    };
     let page_types = if s.page_type_dropout > 0.0 {
         format!("blanked, as `--classifier none` leaves them, on {:.0}% of the training pages (a fixed hash of the page)", 100.0 * s.page_type_dropout)
     } else {
@@ -912,7 +826,8 @@ pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, se
          - Training took {seconds:.0} s (cross-validation {:.0} s) on this machine.\n\n\
          ## Domain-grouped {}-fold cross-validation\n\n\
          Pages grouped by registrable domain; each fold scored by trees trained on the other folds. `combined` is the \
-         shipped extractor: {selector}. `combined, no page types` is the same trees with the page types missing. \
+         shipped extractor, the block trees' text; its `extraction_confidence` comes from small regression trees \
+         trained on the other folds' out-of-fold pages. `combined, no page types` is the same trees with the page types missing. \
          Baselines run on the same pages; `goce` takes the ResNet's genre. \
          `ResNet test domains`: the WCXB pages of the classifier's held-out test domains, the only \
          ones whose page-type inputs come from a ResNet that never saw them.\n{}",
@@ -932,19 +847,12 @@ pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, se
     )
 }
 
-/// Fits the shipped model on every prepared page: the first trees, the second stage on
-/// the first trees' out-of-fold probabilities (what it will see on new pages), and the
-/// selector on the cross-validation's out-of-fold rows; writes it into `out`.
+/// Fits the shipped model on every prepared page: the block trees, and the confidence
+/// trees on the cross-validation's out-of-fold rows (pages as new sites look to the block
+/// trees); writes it into `out`.
 pub fn train_final(prepared: &[Prepared], cv: &CvOutcome, config: &TrainConfig) -> Result<(usize, usize), CombineError> {
     let all: Vec<&Prepared> = prepared.iter().collect();
-    let mut model = fit(&all, &config.trees)?;
-    if config.trees.selector {
-        model = model.with_selector(fit_selector(&cv.rows.iter().collect::<Vec<_>>(), &config.trees)?);
-    }
-    if config.trees.context_trees > 0 {
-        let first: Vec<&[f64]> = cv.first.iter().map(Vec::as_slice).collect();
-        model = model.with_context(fit_context(&all, &first, &config.trees)?)?;
-    }
+    let model = fit(&all, &config.trees)?.with_confidence(fit_confidence(&cv.rows.iter().collect::<Vec<_>>(), &config.trees)?);
     std::fs::create_dir_all(&config.out).map_err(|e| CombineError::Training { what: config.out.display().to_string(), detail: e.to_string() })?;
     model.save(&config.out)?;
     let blocks = prepared.iter().map(|p| p.table.words.iter().filter(|&&w| w > 0).count()).sum();
@@ -962,6 +870,33 @@ mod tests {
         assert_eq!(domain_of("https://news.bbc.co.uk/story"), "bbc.co.uk");
         assert_eq!(domain_of("localhost"), "localhost");
         assert_eq!(domain_of(""), "");
+    }
+
+    #[test]
+    fn rank_figures_match_hand_computed_values() {
+        // Same order: 1; reversed: -1; ties take their mean rank.
+        assert!((spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]) - 1.0).abs() < 1e-12);
+        assert!((spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]) + 1.0).abs() < 1e-12);
+        assert_eq!(ranks(&[5.0, 1.0, 5.0]), [2.5, 1.0, 2.5]);
+        assert_eq!(spearman(&[1.0, 1.0], &[1.0, 2.0]), 0.0, "a constant side");
+        // Three positives, two negatives: 5 of the 6 pairs ordered right.
+        let auc = roc_auc(&[0.9, 0.8, 0.3, 0.5, 0.1], &[true, true, true, false, false]);
+        assert!((auc - 5.0 / 6.0).abs() < 1e-12, "{auc}");
+        assert!(roc_auc(&[0.1, 0.2], &[true, true]).is_nan(), "no negatives");
+    }
+
+    #[test]
+    fn the_confidence_report_bins_pages_and_finds_the_bad_ones() {
+        let pairs = [(0.95, 0.97), (0.9, 0.88), (0.42, 0.2), (0.35, 0.45), (0.05, 0.0), (1.0, 1.0)];
+        let report = ConfidenceReport::of(&pairs);
+        assert_eq!(report.pages, 6);
+        assert!((report.auc_under_0_5 - 1.0).abs() < 1e-12, "every page under 0.5 has less confidence than every other");
+        assert!(report.spearman > 0.9);
+        assert_eq!(report.reliability.len(), 10);
+        assert_eq!(report.reliability.iter().map(|b| b.pages).sum::<usize>(), 6);
+        let top = &report.reliability[9];
+        assert_eq!(top.pages, 3, "0.9, 0.95 and 1.0 share the last bin");
+        assert!((top.mean_word_f1 - (0.97 + 0.88 + 1.0) / 3.0).abs() < 1e-12);
     }
 
     #[test]

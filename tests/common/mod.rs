@@ -53,6 +53,7 @@ pub struct TestRow {
     pub genre: Option<String>,
     pub page_type: Option<String>,
     pub genre_confidence: Option<f32>,
+    pub extraction_confidence: Option<f32>,
     pub http_status: i32,
     pub warc_offset: Option<i64>,
     pub warc_record_id: Option<String>,
@@ -89,6 +90,8 @@ pub fn read_shard(path: &Path) -> Vec<TestRow> {
             batch.column_by_name("language_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("language_confidence");
         let words = batch.column_by_name("text_words").and_then(|c| c.as_any().downcast_ref::<Int32Array>()).cloned().expect("text_words");
         let confidence = batch.column_by_name("genre_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("genre_confidence");
+        let extraction_confidence =
+            batch.column_by_name("extraction_confidence").and_then(|c| c.as_any().downcast_ref::<Float32Array>()).cloned().expect("extraction_confidence");
         let status = batch.column_by_name("http_status").and_then(|c| c.as_any().downcast_ref::<Int32Array>()).cloned().expect("status");
         let offset = batch.column_by_name("warc_offset").and_then(|c| c.as_any().downcast_ref::<Int64Array>()).cloned().expect("offset");
         let opt = |a: &StringArray, i: usize| (!a.is_null(i)).then(|| a.value(i).to_string());
@@ -102,6 +105,7 @@ pub fn read_shard(path: &Path) -> Vec<TestRow> {
                 genre: opt(&genre, i),
                 page_type: opt(&page_type, i),
                 genre_confidence: (!confidence.is_null(i)).then(|| confidence.value(i)),
+                extraction_confidence: (!extraction_confidence.is_null(i)).then(|| extraction_confidence.value(i)),
                 http_status: status.value(i),
                 warc_offset: (!offset.is_null(i)).then(|| offset.value(i)),
                 warc_record_id: opt(&id, i),

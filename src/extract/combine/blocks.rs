@@ -114,14 +114,9 @@ pub fn feature_count() -> usize {
         + CLASSIFIER_FEATURES
 }
 
-/// A page's blocks, their features (row-major, `feature_count()` per block) and words,
-/// and the whole-page candidates: the article and list-view extractors' texts.
+/// A page's blocks, their features (row-major, `feature_count()` per block) and words.
 pub struct BlockTable {
     pub cdom: Cdom,
-    /// The article and list-view extractors' whole texts: only a page selector reads them
-    /// (training, and models that have one), so only [`Self::with_candidate_texts`] writes
-    /// them out.
-    pub candidate_texts: Option<CandidateTexts>,
     pub rows: Vec<f32>,
     /// Words of each block (as Web2Text counts them).
     pub words: Vec<u32>,
@@ -157,17 +152,18 @@ impl BlockTable {
         &self.rows[block * n..(block + 1) * n]
     }
 
+    /// Whether the article extractor keeps the block (its row's `in_article` input).
+    pub fn in_article(&self, block: usize) -> bool {
+        self.rows.get(block * feature_count() + BLOCK_FEATURES).is_some_and(|&v| v == 1.0)
+    }
+
+    /// Whether the list-view extractor keeps the block (its row's `in_list_view` input).
+    pub fn in_list_view(&self, block: usize) -> bool {
+        self.rows.get(block * feature_count() + BLOCK_FEATURES + 2).is_some_and(|&v| v == 1.0)
+    }
+
     /// The page's blocks and their features.
     pub fn of(page: &PageAnalysis<'_>) -> Self {
-        Self::build(page, false)
-    }
-
-    /// [`Self::of`], with the whole-page candidates' texts.
-    pub fn with_candidate_texts(page: &PageAnalysis<'_>) -> Self {
-        Self::build(page, true)
-    }
-
-    fn build(page: &PageAnalysis<'_>, with_texts: bool) -> Self {
         let dom = page.dom;
         let cdom = Cdom::build_skipping(dom, &SKIPPED_BUT_NOSCRIPT);
         let web2text = block_features(&cdom);
@@ -178,10 +174,6 @@ impl BlockTable {
         let article_roots = article::article_roots(&article_view, &ARTICLE);
         let in_article = marked(dom, &article_view, &article_roots);
         let list = page.list();
-        let candidate_texts = with_texts.then(|| CandidateTexts {
-            article: article_view.text_of(&article_roots),
-            list_view: crate::extract::list_view_output(&list.view, list.choice.as_ref(), &LIST_VIEW),
-        });
         let (in_list, in_item) = match &list.choice {
             Some(choice) => (marked(dom, &list.view, &list_view::output_roots(&list.view, choice, &LIST_VIEW)), marked(dom, &list.view, &choice.items)),
             None => (vec![false; dom.nodes.len()], vec![false; dom.nodes.len()]),
@@ -247,7 +239,7 @@ impl BlockTable {
             rows.extend([f32::NAN; CLASSIFIER_FEATURES]);
         }
         debug_assert_eq!(rows.len(), n * words.len());
-        Self { cdom, candidate_texts, rows, words }
+        Self { cdom, rows, words }
     }
 
     /// Fills every block's classifier columns with the page's type probabilities.
@@ -275,13 +267,6 @@ impl BlockTable {
     pub fn text_of(&self, content: &[bool]) -> String {
         self.cdom.text_of(content)
     }
-}
-
-/// The whole-page candidates a page selector chooses among besides the blocks.
-#[derive(Debug, Clone)]
-pub struct CandidateTexts {
-    pub article: String,
-    pub list_view: String,
 }
 
 /// Each block's value less the page's word-weighted mean, and its word-weighted
@@ -434,15 +419,22 @@ mod tests {
     }
 
     #[test]
-    fn the_candidates_texts_are_written_out_only_when_asked_for() {
-        let dom = Dom::parse_unbounded("<body><nav><a href=/>Home</a></nav><article><p>One two three four five six.</p></article></body>");
+    fn a_block_knows_whether_the_article_and_list_view_extractors_keep_it() {
+        let names = feature_names();
+        assert_eq!((names[BLOCK_FEATURES].as_str(), names[BLOCK_FEATURES + 2].as_str()), ("in_article", "in_list_view"));
+        let dom = Dom::parse_unbounded(
+            "<body><nav><a href=/>Home</a> <a href=/a>About</a></nav><article><h1>A title of the article</h1>\
+             <p>One two three four five six seven eight nine ten eleven twelve, a sentence of the article.</p>\
+             <p>Another sentence of the article with words enough to count as its text.</p></article></body>",
+        );
         let page = PageAnalysis::new(&dom);
-        assert!(BlockTable::of(&page).candidate_texts.is_none());
-        let with = BlockTable::with_candidate_texts(&page);
-        let texts = with.candidate_texts.as_ref().unwrap();
-        assert_eq!(texts.article, crate::extract::article_text(&page, &ARTICLE));
-        assert_eq!(texts.list_view, crate::extract::Extractor::ListView.extract_page(&page, None, None).unwrap().text);
-        assert_eq!(with.rows_bits(), BlockTable::of(&page).rows_bits(), "the rows do not depend on it");
+        let table = BlockTable::of(&page);
+        let article = crate::extract::article_text(&page, &ARTICLE);
+        for (i, text) in table.texts().into_iter().enumerate() {
+            assert_eq!(table.in_article(i), article.contains(text.trim()), "block {i}: {text:?} in {article:?}");
+        }
+        assert!((0..table.len()).any(|i| table.in_article(i)) && (0..table.len()).any(|i| !table.in_article(i)));
+        assert!(!table.in_article(table.len()) && !table.in_list_view(table.len()), "past the last block");
     }
 
     #[test]

@@ -68,6 +68,22 @@ fn expected_f1_blocks(probabilities: &[f64], words: &[u32]) -> Vec<usize> {
     order
 }
 
+/// The word F1 the probabilities expect of the blocks in `content` (0 when they expect no
+/// gold words): the figure [`Decision::ExpectedF1`] maximises, for any choice of blocks.
+pub fn expected_f1(probabilities: &[f64], words: &[u32], content: &[bool]) -> f64 {
+    let weighted = |i: usize| probabilities.get(i).copied().filter(|p| !p.is_nan()).unwrap_or(0.0).clamp(0.0, 1.0);
+    let (mut expected_gold, mut expected_hits, mut taken) = (0.0, 0.0, 0.0);
+    for (i, &w) in words.iter().enumerate() {
+        let w = f64::from(w);
+        expected_gold += weighted(i) * w;
+        if content.get(i).copied().unwrap_or(false) {
+            expected_hits += weighted(i) * w;
+            taken += w;
+        }
+    }
+    if taken + expected_gold > 0.0 { 2.0 * expected_hits / (taken + expected_gold) } else { 0.0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +121,21 @@ mod tests {
         let content = Decision::ExpectedF1.content(&[0.0, 0.0], &[10, 20], 0.5);
         assert_eq!(content, [false, false], "no expected gold words: an empty text");
         assert!(Decision::ExpectedF1.content(&[], &[], 0.5).is_empty());
+    }
+
+    #[test]
+    fn the_expected_f1_is_what_the_decision_maximises() {
+        let probabilities = [0.95, 0.3, 0.8];
+        let words = [100, 400, 50];
+        let chosen = Decision::ExpectedF1.content(&probabilities, &words, 0.5);
+        let best = expected_f1(&probabilities, &words, &chosen);
+        for other in [[true, true, true], [true, false, false], [false, false, true], [false, true, false]] {
+            assert!(expected_f1(&probabilities, &words, &other) <= best, "{other:?}");
+        }
+        // Sure blocks, all kept: near one; nothing expected: zero.
+        assert!(expected_f1(&[1.0, 1.0], &[10, 10], &[true, true]) > 0.999);
+        assert_eq!(expected_f1(&[0.0], &[10], &[true]), 0.0);
+        assert_eq!(expected_f1(&[], &[], &[]), 0.0);
     }
 
     #[test]
