@@ -60,7 +60,7 @@ eval: $(EVAL_TARGETS)  ## Data-driven checks over ../shared/data, a real Slurm a
 eval-timed:  ## make eval one target at a time, each with its wall time (what CI runs)
 	@for t in $(EVAL_TARGETS); do s=$$(date +%s); $(MAKE) --no-print-directory $$t || exit 1; echo "== make $$t: $$(( $$(date +%s) - s )) s"; done
 
-eval-quickstart: build  ## The README's quick start line by line; the output folder opens in pyarrow, polars and DuckDB
+eval-quickstart: build  ## The README's quick start line by line; the output folder opens in pyarrow, polars, DuckDB, datatrove and Hugging Face datasets
 	bash scripts/test_quickstart.sh
 
 eval-languages: eval-warcs  ## Detected against declared language on the rows eval-warcs wrote, plus CleanEval (target/eval/languages.json)
