@@ -54,11 +54,12 @@ fn extract(c: &mut Criterion) {
     });
     // Web2Text's networks run in LibTorch on one thread, like everything else here.
     tch::set_num_threads(1);
+    let models = goce_warc::extract::ExtractModels::load(None, &[Extractor::Web2text, Extractor::Combined]).expect("the models load");
     for extractor in [Extractor::AllText, Extractor::Article, Extractor::ListView, Extractor::Goce, Extractor::Web2text, Extractor::Combined] {
         group.bench_function(format!("parse + {}", extractor.name()), |b| {
             b.iter(|| {
                 for page in &pages {
-                    black_box(extractor.extract(page, None, &limits).ok());
+                    black_box(extractor.extract(&models, page, None, &limits).ok());
                 }
             })
         });
@@ -68,12 +69,12 @@ fn extract(c: &mut Criterion) {
     group.bench_function("parse + combined + markdown", |b| {
         b.iter(|| {
             for page in &pages {
-                black_box(Extractor::Combined.extract_with(page, None, None, &limits, Some(&markdown)).ok());
+                black_box(Extractor::Combined.extract_with(&models, page, None, None, &limits, Some(&markdown)).ok());
             }
         })
     });
     // The renderer alone, over pages already parsed and decided: its share of the above.
-    let model = goce_warc::extract::combine::shared_model(None).expect("the combiner loads");
+    let model = models.combiner().expect("the combiner loads");
     let decided: Vec<_> = pages
         .iter()
         .filter_map(|p| Dom::parse_with(p, dom_limits, &FOR_WEB2TEXT).ok())
@@ -92,7 +93,7 @@ fn extract(c: &mut Criterion) {
     });
     // The columns computed from the final text (issue: they must cost at most 5% of the
     // default's CPU per page): over the default extractor's texts of the same pages.
-    let texts: Vec<String> = pages.iter().map(|p| Extractor::Combined.extract(p, None, &limits).map(|e| e.text).unwrap_or_default()).collect();
+    let texts: Vec<String> = pages.iter().map(|p| Extractor::Combined.extract(&models, p, None, &limits).map(|e| e.text).unwrap_or_default()).collect();
     group.bench_function("annotate: language + sha256 + words of the text", |b| {
         b.iter(|| {
             for text in &texts {

@@ -41,7 +41,7 @@ pub(super) fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let extractors = if args.extractor.is_empty() { Extractor::ALL.to_vec() } else { args.extractor.clone() };
     let floors: Vec<(Extractor, String, f64)> =
         args.require.iter().map(|r| parse_floor(r)).collect::<anyhow::Result<Vec<_>>>()?.into_iter().flatten().collect();
-    args.classifier.prepare_extractors(&extractors)?;
+    let models = args.classifier.extract_models(&extractors)?;
     let mut pages = eval::load(&args.dataset)?;
     if args.test_domains {
         let models = goce_warc::classify::find_models_dir(args.classifier.models.as_deref())?;
@@ -59,7 +59,7 @@ pub(super) fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         }
         _ => (Default::default(), "a guess from HTML structure (list-view repetition), --classifier none".to_string()),
     };
-    let scores = eval::evaluate(&pages, &extractors, &ExtractLimits::default(), &genres);
+    let scores = eval::evaluate(&pages, &extractors, &models, &ExtractLimits::default(), &genres);
     let report = eval::report(&args.dataset.display().to_string(), &extractors, scores, &genre_source);
     let splits = if args.split == Split::All { vec![Split::Tuning, Split::HeldOut, Split::All] } else { vec![args.split] };
     for split in splits {

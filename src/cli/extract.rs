@@ -40,7 +40,7 @@ pub struct ExtractArgs {
 
 pub(super) fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     let html = read_page(&args.page)?;
-    args.classifier.prepare_extractors(&[args.extractor])?;
+    let models = args.classifier.extract_models(&[args.extractor])?;
     if args.extractor.needs_gold_genre() && args.genre.is_none() {
         anyhow::bail!("--extractor oracle needs --genre (or use goce, which guesses it)");
     }
@@ -58,7 +58,7 @@ pub(super) fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
             args.extractor.name()
         );
     }
-    let extraction = args.extractor.extract_with(&html, genre, prediction.map(|p| p.probabilities), &ExtractLimits::default(), markdown.as_ref())?;
+    let extraction = args.extractor.extract_with(&models, &html, genre, prediction.map(|p| p.probabilities), &ExtractLimits::default(), markdown.as_ref())?;
     let output = if args.json {
         let mut json = serde_json::json!({
             "title": extraction.title,

@@ -111,16 +111,10 @@ impl ClassifierArgs {
         }
     }
 
-    /// Loads the Web2Text model now when an extractor needs it, so a missing or damaged
-    /// model is one clear error before any work starts (not a skip on every page).
-    fn prepare_extractors(&self, extractors: &[Extractor]) -> anyhow::Result<()> {
-        if extractors.iter().any(|e| e.uses_web2text()) {
-            goce_warc::extract::web2text::shared_model(self.models.as_deref())?;
-        }
-        if extractors.contains(&Extractor::Combined) {
-            goce_warc::extract::combine::shared_model(self.models.as_deref())?;
-        }
-        Ok(())
+    /// Loads the models the extractors read now, so a missing or damaged model is one
+    /// clear error before any work starts (not a skip on every page).
+    fn extract_models(&self, extractors: &[Extractor]) -> anyhow::Result<goce_warc::extract::ExtractModels> {
+        Ok(goce_warc::extract::ExtractModels::load(self.models.as_deref(), extractors)?)
     }
 
     /// Loads the chosen classifier; LibTorch uses `threads` CPU threads.

@@ -117,7 +117,8 @@ pub struct ProcessArgs {
 
 pub(super) fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
     let mut inputs = args.inputs()?;
-    args.classifier.prepare_extractors(&[args.extractor])?;
+    // Loaded before the inputs are looked at: a missing model is one error, not a skip a page.
+    let models = args.classifier.extract_models(&[args.extractor])?;
     let shard = match args.shard {
         Some(shard) => Some(shard),
         None => pipeline::Shard::from_slurm(|k| std::env::var(k).ok()).transpose().map_err(|e| anyhow::anyhow!(e))?,
@@ -131,7 +132,7 @@ pub(super) fn process(args: ProcessArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     }
-    let config = args.config()?;
+    let config = args.config(models)?;
     if let Some(dir) = &args.pictures {
         std::fs::create_dir_all(dir).with_context(|| format!("creating --pictures folder {}", dir.display()))?;
     }
@@ -164,7 +165,7 @@ impl ProcessArgs {
     }
 
     /// Flags → the pipeline's configuration, loading the classifier and the renderer.
-    fn config(&self) -> anyhow::Result<ProcessConfig> {
+    fn config(&self, models: goce_warc::extract::ExtractModels) -> anyhow::Result<ProcessConfig> {
         let threads = self.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
         let classifier = self.classifier.load(threads)?;
         let net = classifier.as_ref().and_then(Classifier::net);
@@ -191,6 +192,7 @@ impl ProcessArgs {
                 ..PageFilter::default()
             },
             extractor: self.extractor,
+            models,
             markdown: self.markdown.then_some(goce_warc::extract::MarkdownOptions { links: self.markdown_links, page_url: None }),
             extract_limits: ExtractLimits {
                 max_text_bytes: self.max_text_bytes,

@@ -277,7 +277,9 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
     let predictions = goce_warc::eval::predict_pages(&keyed, &classifier, &ExtractLimits::default())?;
     drop(keyed);
     let split = goce_warc::train::classify::recorded_split(&args.models).ok();
-    let prepared = train::prepare(pages, &predictions, split.as_ref());
+    // The baselines scored beside the combiner read Web2Text's networks.
+    let models = goce_warc::extract::ExtractModels::load(Some(&args.models), &train::BASELINES)?;
+    let prepared = train::prepare(pages, &models, &predictions, split.as_ref());
     let blocks: usize = prepared.iter().map(|p| p.table.len()).sum();
     eprintln!("train-extract: {} pages prepared, {blocks} blocks ({:.0} s)", prepared.len(), started.elapsed().as_secs_f64());
     let cv = train::cross_validate(&prepared, &config, &|line| eprintln!("train-extract: {line}"))?;

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::classify::{Classifier, ClassifyError, Features, NetInput, Prediction};
 use crate::dom::{Dom, DomLimits, FOR_RENDERING};
-use crate::extract::{ExtractLimits, Extractor, Genre, PageAnalysis, all_text};
+use crate::extract::{ExtractLimits, ExtractModels, Extractor, Genre, PageAnalysis, all_text};
 use crate::render::{Picture, RenderOptions, render_lite};
 pub use dataset::{GoldPage, load};
 use metrics::{Prf, cosine, lcs_prf, snippets, word_prf, words};
@@ -141,8 +141,14 @@ pub struct Report {
 /// Scores every page with every extractor; `goce` takes a page's genre from `predictions`
 /// (the classifier's, by page id) and guesses it from HTML structure where absent;
 /// `combined` reads the predicted page-type probabilities.
-pub fn evaluate(pages: &[GoldPage], extractors: &[Extractor], limits: &ExtractLimits, predictions: &HashMap<String, Prediction>) -> Vec<PageScore> {
-    pages.par_iter().flat_map_iter(|page| score_page(page, extractors, limits, predictions.get(&page.id))).collect()
+pub fn evaluate(
+    pages: &[GoldPage],
+    extractors: &[Extractor],
+    models: &ExtractModels,
+    limits: &ExtractLimits,
+    predictions: &HashMap<String, Prediction>,
+) -> Vec<PageScore> {
+    pages.par_iter().flat_map_iter(|page| score_page(page, extractors, models, limits, predictions.get(&page.id))).collect()
 }
 
 /// The classifier's prediction for every page that can be read and parsed, by page id
@@ -175,7 +181,7 @@ pub fn predict_pages(pages: &[GoldPage], classifier: &Classifier, limits: &Extra
     Ok(predictions)
 }
 
-fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits, prediction: Option<&Prediction>) -> Vec<PageScore> {
+fn score_page(page: &GoldPage, extractors: &[Extractor], models: &ExtractModels, limits: &ExtractLimits, prediction: Option<&Prediction>) -> Vec<PageScore> {
     let predicted = prediction.map(|p| p.genre);
     let gold = words(&page.main_content);
     let html = page.read_html();
@@ -199,7 +205,7 @@ fn score_page(page: &GoldPage, extractors: &[Extractor], limits: &ExtractLimits,
                         e if e.uses_genre() => predicted,
                         _ => None,
                     };
-                    extractor.extract_page(analysis, genre, None).map_err(|e| e.to_string())
+                    extractor.extract_page(models, analysis, genre, None).map_err(|e| e.to_string())
                 }
                 (Ok(_), Some(Err(e)), None) => Err(e.to_string()),
                 (Ok(_), _, None) => Err("no DOM".into()),

@@ -11,6 +11,7 @@ mod all_text;
 pub mod article;
 pub mod combine;
 pub mod markdown;
+pub mod models;
 pub mod web2text;
 
 pub use all_text::all_text;
@@ -20,6 +21,7 @@ pub use crate::analyse::{ExtractLimits, Genre, ListAnalysis, PageAnalysis, PageE
 use crate::classify::PAGE_TYPE_COUNT;
 use crate::dom::{Dom, FOR_EXTRACTION, FOR_MARKDOWN_LINKS, FOR_WEB2TEXT, NodeId, Prepass};
 pub use markdown::MarkdownOptions;
+pub use models::{ExtractModels, ModelsError};
 use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile};
 use view::View;
 
@@ -174,14 +176,15 @@ impl Extractor {
 
     /// Extracts with this algorithm. `genre`: the known genre of the page, which
     /// `goce` uses instead of its guess and `oracle` requires.
-    pub fn extract(self, html: &str, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
-        self.extract_with(html, genre, None, limits, None)
+    pub fn extract(self, models: &ExtractModels, html: &str, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
+        self.extract_with(models, html, genre, None, limits, None)
     }
 
     /// [`Self::extract`] with the classifier's page-type probabilities, which `combined`
     /// reads, and the Markdown when asked for.
     pub fn extract_with(
         self,
+        models: &ExtractModels,
         html: &str,
         genre: Option<Genre>,
         page_types: Option<[f32; PAGE_TYPE_COUNT]>,
@@ -192,13 +195,14 @@ impl Extractor {
             return all_text(html, limits);
         }
         let dom = parse_page(html, limits, self.prepass_for(markdown))?;
-        let extraction = self.extract_page(&PageAnalysis::with_page_types(&dom, page_types), genre, markdown)?;
+        let extraction = self.extract_page(models, &PageAnalysis::with_page_types(&dom, page_types), genre, markdown)?;
         Ok(extraction.truncated(limits.max_text_bytes))
     }
 
     /// Extracts from a page already parsed (with [`parse_page`]); `html` serves `all-text`.
     pub fn extract_parsed(
         self,
+        models: &ExtractModels,
         html: &str,
         page: &PageAnalysis<'_>,
         genre: Option<Genre>,
@@ -208,17 +212,18 @@ impl Extractor {
         if self == Self::AllText {
             return all_text(html, limits);
         }
-        Ok(self.extract_page(page, genre, markdown)?.truncated(limits.max_text_bytes))
-    }
-
-    /// Extracts from a parsed page.
-    pub fn extract_dom(self, dom: &Dom, genre: Option<Genre>) -> Result<Extraction, ExtractError> {
-        self.extract_page(&PageAnalysis::new(dom), genre, None)
+        Ok(self.extract_page(models, page, genre, markdown)?.truncated(limits.max_text_bytes))
     }
 
     /// Extracts from a parsed page, reusing the analyses already made of it; with
     /// `markdown`, the kept blocks are also written as Markdown.
-    pub fn extract_page(self, page: &PageAnalysis<'_>, genre: Option<Genre>, markdown: Option<&MarkdownOptions>) -> Result<Extraction, ExtractError> {
+    pub fn extract_page(
+        self,
+        models: &ExtractModels,
+        page: &PageAnalysis<'_>,
+        genre: Option<Genre>,
+        markdown: Option<&MarkdownOptions>,
+    ) -> Result<Extraction, ExtractError> {
         let dom = page.dom;
         let title = dom.title();
         let markdown = markdown.filter(|_| self.writes_markdown());
@@ -236,11 +241,11 @@ impl Extractor {
             }
             Self::ListViewPaper => (list_view_text(page, &LIST_VIEW_PAPER), None, None),
             Self::Web2text => {
-                let (text, md) = web2text_output(dom, markdown)?;
+                let (text, md) = web2text_output(models, dom, markdown)?;
                 (text, md, None)
             }
             Self::Combined => {
-                let model = combine::shared_model(None).map_err(|e| ExtractError::Model(e.to_string()))?;
+                let model = models.combiner()?;
                 let mut table = combine::BlockTable::of(page);
                 if let Some(p) = page.page_types().and_then(|p| <&[f32; PAGE_TYPE_COUNT]>::try_from(p).ok()) {
                     table.set_page_types(p);
@@ -256,7 +261,7 @@ impl Extractor {
                 }
                 let genre = genre.unwrap_or_else(|| genre::guess(page.list()));
                 let (text, md) = match genre {
-                    Genre::Article if self == Self::GoceWeb2text => web2text_output(dom, markdown)?,
+                    Genre::Article if self == Self::GoceWeb2text => web2text_output(models, dom, markdown)?,
                     Genre::Article => article_output(page, markdown),
                     Genre::ListView => list_view_output_with_markdown(page, markdown),
                 };
@@ -280,10 +285,10 @@ impl Extractor {
 }
 
 /// Web2Text's text, and its blocks as Markdown when asked for.
-fn web2text_output(dom: &Dom, markdown: Option<&MarkdownOptions>) -> Result<(String, Option<String>), ExtractError> {
-    let model = web2text::shared_model(None).map_err(|e| ExtractError::Model(e.to_string()))?;
+fn web2text_output(models: &ExtractModels, dom: &Dom, markdown: Option<&MarkdownOptions>) -> Result<(String, Option<String>), ExtractError> {
+    let model = models.web2text()?;
     let page = web2text::PageBlocks::of(dom);
-    let labels = model.labels(&page, web2text::Inference::Structured).map_err(|e| ExtractError::Model(e.to_string()))?;
+    let labels = model.labels(&page, web2text::Inference::Structured)?;
     let content: Vec<bool> = labels.iter().map(|&l| l == 1).collect();
     let md = markdown.map(|m| markdown::render(dom, &page.cdom, &content, m));
     Ok((page.cdom.text_of(&content), md))
@@ -343,7 +348,7 @@ pub(crate) fn list_view_output(view: &View<'_>, choice: Option<&list_view::ListC
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ExtractError {
     #[error("the page has more than {0} elements")]
     TooManyElements(usize),
@@ -353,8 +358,10 @@ pub enum ExtractError {
     Parse(String),
     #[error("the oracle extractor needs the page's gold genre")]
     NoGoldGenre,
-    #[error("{0}")]
-    Model(String),
+    #[error("the {0} model was not loaded for this run")]
+    ModelNotLoaded(&'static str),
+    #[error(transparent)]
+    Web2Text(#[from] web2text::Web2TextError),
 }
 
 impl From<PageError> for ExtractError {
@@ -373,7 +380,7 @@ impl ExtractError {
             Self::TimeLimit(_) => "page_time_limit",
             Self::Parse(_) => "html_parse_error",
             Self::NoGoldGenre => "no_gold_genre",
-            Self::Model(_) => "model_error",
+            Self::ModelNotLoaded(_) | Self::Web2Text(_) => "model_error",
         }
     }
 }

@@ -25,7 +25,7 @@ pub use progress::Progress;
 use crate::classify::{Classifier, Features, NetInput, PAGE_TYPE_COUNT, Prediction};
 use crate::dom::FOR_RENDERING;
 use crate::extract::combine::BlockTable;
-use crate::extract::{ExtractLimits, Extraction, Extractor, Genre, MarkdownOptions, PageAnalysis, parse_page};
+use crate::extract::{ExtractLimits, ExtractModels, Extraction, Extractor, Genre, MarkdownOptions, PageAnalysis, parse_page};
 use crate::output::{Counts, Manifest, OutputError, Row, ShardWriter, StageSeconds, manifest_exists, parse_warc_date, remove_leftovers, write_manifest};
 use crate::page::{Decision, PageFilter, ResponseRecord, decode_page, wants_record};
 use crate::render::{PageRenderer, Picture};
@@ -60,6 +60,8 @@ pub struct ProcessConfig {
     pub reader: ReaderLimits,
     pub filter: PageFilter,
     pub extractor: Extractor,
+    /// The models `extractor` reads, loaded once for every worker.
+    pub models: ExtractModels,
     /// Also write each page's kept blocks as Markdown (the `markdown` column).
     pub markdown: Option<MarkdownOptions>,
     pub extract_limits: ExtractLimits,
@@ -240,11 +242,11 @@ struct PendingBlocks {
 impl PendingBlocks {
     /// The combiner's text, Markdown and confidence, given the page types when the
     /// classifier gave them.
-    fn decide(mut self, page_types: Option<&[f32; PAGE_TYPE_COUNT]>, max_bytes: usize) -> Extraction {
+    fn decide(mut self, models: &ExtractModels, page_types: Option<&[f32; PAGE_TYPE_COUNT]>, max_bytes: usize) -> Extraction {
         if let Some(p) = page_types {
             self.table.set_page_types(p);
         }
-        let decided = crate::extract::combine::shared_model(None).map(|m| m.decide(&self.table)).unwrap_or_default();
+        let decided = models.combiner().map(|m| m.decide(&self.table)).unwrap_or_default();
         let markdown = self.markdown.map(|(dom, options)| crate::extract::markdown::render(&dom, &self.table.cdom, &decided.content, &options));
         let (text, markdown) = if decided.text.is_empty() {
             let text = self.description.unwrap_or_default();
@@ -510,7 +512,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
     let markdown = config.markdown.as_ref().map(|m| MarkdownOptions { page_url: Some(page.url.clone()), ..m.clone() });
     let markdown = markdown.as_ref();
     let extraction = if config.renderer.is_none() && classifier.is_none() {
-        match config.extractor.extract_with(&page.html, None, None, &config.extract_limits, markdown) {
+        match config.extractor.extract_with(&config.models, &page.html, None, None, &config.extract_limits, markdown) {
             Ok(e) => e,
             Err(e) => return skipped(e),
         }
@@ -538,7 +540,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 if asked_for_pictures {
                     draw();
                 }
-                match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits, markdown) {
+                match config.extractor.extract_parsed(&config.models, &page.html, &page_analysis, None, &config.extract_limits, markdown) {
                     Ok(e) => e,
                     Err(e) => return skipped(e),
                 }
@@ -551,7 +553,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 let genre = predicted.as_ref().map(|p| p.genre);
                 let page_analysis = page_analysis.given_page_types(predicted.as_ref().map(|p| p.probabilities));
                 prediction = predicted;
-                match config.extractor.extract_parsed(&page.html, &page_analysis, genre, &config.extract_limits, markdown) {
+                match config.extractor.extract_parsed(&config.models, &page.html, &page_analysis, genre, &config.extract_limits, markdown) {
                     Ok(e) => e,
                     Err(e) => return skipped(e),
                 }
@@ -562,7 +564,7 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                 let mut blocks = None;
                 let (extraction, candidates) = if config.extractor == Extractor::Combined {
                     // The trees read the page types: decide the text once the batch is classified.
-                    match crate::extract::combine::shared_model(None) {
+                    match config.models.combiner() {
                         Ok(_) => {
                             let table = crate::extract::combine::BlockTable::of(&page_analysis);
                             let (title, declared_language, description) = (dom.title(), dom.declared_language(), dom.description());
@@ -571,17 +573,17 @@ fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &st
                             blocks = Some(Box::new(PendingBlocks { table, description, markdown }));
                             (Extraction { title, declared_language, ..Extraction::default() }, None)
                         }
-                        Err(e) => return skipped(crate::extract::ExtractError::Model(e.to_string())),
+                        Err(e) => return skipped(e),
                     }
                 } else if config.extractor.uses_genre() {
                     let both = [Genre::Article, Genre::ListView]
-                        .map(|g| config.extractor.extract_parsed(&page.html, &page_analysis, Some(g), &config.extract_limits, markdown));
+                        .map(|g| config.extractor.extract_parsed(&config.models, &page.html, &page_analysis, Some(g), &config.extract_limits, markdown));
                     match both {
                         [Ok(article), Ok(list_view)] => (article.clone(), Some(Box::new([article, list_view]))),
                         [Err(e), _] | [_, Err(e)] => return skipped(e),
                     }
                 } else {
-                    match config.extractor.extract_parsed(&page.html, &page_analysis, None, &config.extract_limits, markdown) {
+                    match config.extractor.extract_parsed(&config.models, &page.html, &page_analysis, None, &config.extract_limits, markdown) {
                         Ok(e) => (e, None),
                         Err(e) => return skipped(e),
                     }
@@ -730,7 +732,7 @@ fn finish_pending(processed: &mut Processed, prediction: Option<&Prediction>, co
     let Processed::Row(row, _, pending) = processed else { return };
     let Some(p) = pending.take() else { return };
     if let Some(blocks) = p.blocks {
-        let decided = blocks.decide(prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
+        let decided = blocks.decide(&config.models, prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
         (row.text, row.markdown, row.extraction_confidence) = (decided.text, decided.markdown, decided.confidence);
     }
     if let Some(prediction) = prediction {

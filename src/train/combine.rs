@@ -23,7 +23,7 @@ use crate::dom::{DomLimits, FOR_WEB2TEXT};
 use crate::extract::combine::blocks::{BlockTable, feature_count};
 use crate::extract::combine::{CombineError, CombinerModel, Decision, column_major, confidence};
 use crate::extract::web2text::align;
-use crate::extract::{Extractor, Genre, PageAnalysis};
+use crate::extract::{ExtractModels, Extractor, Genre, PageAnalysis};
 use crate::gold::GoldPage;
 use crate::gold::metrics::{lcs_prf, word_prf, words};
 use crate::train::classify::RecordedSplit;
@@ -294,12 +294,17 @@ pub fn fold_of(domain: &str, folds: usize) -> usize {
     (hash % folds.max(1) as u64) as usize
 }
 
-/// Parses every page once, builds its block table and labels, and scores the baselines.
-/// `predictions`: the classifier's, by `dataset/id`, for the trees' page-type inputs and
+/// Parses every page once, builds its block table and labels, and scores the baselines
+/// (`models`: what they read). `predictions`: the classifier's, by `dataset/id`, for the trees' page-type inputs and
 /// `goce`'s genre (the HTML guess where absent).
 /// `classifier_split`: the domains the ResNet was trained with, to report the pages of its
 /// test domains apart (the only pages whose page-type inputs the ResNet never saw).
-pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<String, Prediction>, classifier_split: Option<&RecordedSplit>) -> Vec<Prepared> {
+pub fn prepare(
+    pages: Vec<(&'static str, GoldPage)>,
+    models: &ExtractModels,
+    predictions: &HashMap<String, Prediction>,
+    classifier_split: Option<&RecordedSplit>,
+) -> Vec<Prepared> {
     pages
         .into_par_iter()
         .filter_map(|(dataset, page)| {
@@ -323,7 +328,7 @@ pub fn prepare(pages: Vec<(&'static str, GoldPage)>, predictions: &HashMap<Strin
                         Extractor::Goce => prediction.map(|p| p.genre),
                         _ => None,
                     };
-                    let text = e.extract_page(&analysis, genre, None).map(|x| x.text).unwrap_or_default();
+                    let text = e.extract_page(models, &analysis, genre, None).map(|x| x.text).unwrap_or_default();
                     text_scores(&text, &gold_words)
                 })
                 .collect();

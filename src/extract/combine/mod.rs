@@ -14,7 +14,6 @@ pub mod decide;
 pub mod trees;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use forust_ml::GradientBooster;
 
@@ -31,8 +30,6 @@ const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retr
 pub enum CombineError {
     #[error("combiner model {path}: {detail}; {HOW_TO_FIX}")]
     Model { path: PathBuf, detail: String },
-    #[error("combiner model: {0}")]
-    NoModels(String),
     #[error("{what}: {detail}")]
     Training { what: String, detail: String },
 }
@@ -199,18 +196,6 @@ pub(crate) fn column_major(row_major: &[f32], rows: usize) -> Vec<f64> {
         }
     }
     out
-}
-
-static SHARED: OnceLock<Result<CombinerModel, String>> = OnceLock::new();
-
-/// The process's combiner, loaded on first use from `models` (else where
-/// [`crate::models::find_dir`] looks). Later calls return the same model.
-pub fn shared_model(models: Option<&Path>) -> Result<&'static CombinerModel, CombineError> {
-    let loaded = SHARED.get_or_init(|| {
-        let dir = crate::models::find_dir(models).map_err(|e| e.to_string())?;
-        CombinerModel::load(&dir).map_err(|e| e.to_string())
-    });
-    loaded.as_ref().map_err(|e| CombineError::NoModels(e.clone()))
 }
 
 #[cfg(test)]

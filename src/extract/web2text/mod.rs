@@ -11,8 +11,7 @@ pub mod features;
 pub mod net;
 pub mod viterbi;
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 
 use crate::dom::Dom;
 use cdom::Cdom;
@@ -26,8 +25,6 @@ const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retr
 pub enum Web2TextError {
     #[error("Web2Text model file {path}: {detail}; {HOW_TO_FIX}")]
     Model { path: PathBuf, detail: String },
-    #[error("Web2Text model: {0}")]
-    NoModels(String),
     #[error("LibTorch: {0}")]
     Torch(String),
     #[error("{what}: {detail}")]
@@ -38,18 +35,6 @@ impl From<tch::TchError> for Web2TextError {
     fn from(e: tch::TchError) -> Self {
         Self::Torch(e.to_string())
     }
-}
-
-static SHARED: OnceLock<Result<Web2TextModel, String>> = OnceLock::new();
-
-/// The process's Web2Text model, loaded on first use from `models` (else where
-/// [`crate::models::find_dir`] looks). Later calls return the same model.
-pub fn shared_model(models: Option<&Path>) -> Result<&'static Web2TextModel, Web2TextError> {
-    let loaded = SHARED.get_or_init(|| {
-        let dir = crate::models::find_dir(models).map_err(|e| e.to_string())?;
-        Web2TextModel::load(&dir).map_err(|e| e.to_string())
-    });
-    loaded.as_ref().map_err(|e| Web2TextError::NoModels(e.clone()))
 }
 
 /// A page's blocks with their features, ready for the networks.
