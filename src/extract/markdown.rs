@@ -39,8 +39,11 @@ const MAX_GRID_CELLS: usize = 100_000;
 const MAX_COLUMNS: usize = 64;
 /// A cell with more words than this is page layout, not data.
 const LAYOUT_CELL_WORDS: usize = 150;
-/// A cell with this many headings, and paragraphs, lists or quotes with text, holds a page's sections.
+/// A cell with this many headings, and paragraphs, lists or quotes with text, holds a page's
+/// sections, when it also has more than [`LAYOUT_SECTIONS_WORDS`] words (a price cell of three
+/// short paragraphs, `<del>$12.99</del>`, a price, a link, is data).
 const LAYOUT_CELL_SECTIONS: usize = 3;
+const LAYOUT_SECTIONS_WORDS: usize = 40;
 /// A heading in a cell with more words than this after it starts a section of the page.
 const LAYOUT_WORDS_UNDER_HEADING: usize = 30;
 
@@ -162,6 +165,11 @@ impl<'a> Renderer<'a> {
                     return;
                 }
                 if let Some(level) = heading_level(name) {
+                    // Inside a cell (or another line) a heading is its text: `####` there is no
+                    // heading in GFM, only four more characters in the cell.
+                    if ctx.flat {
+                        return self.children(id, out, ctx, depth);
+                    }
                     return self.heading(id, level, out, depth);
                 }
                 match name {
@@ -594,7 +602,8 @@ impl<'a> Renderer<'a> {
                     }
                 }
                 let text_after_heading = heading_words.is_some_and(|before| words > before + LAYOUT_WORDS_UNDER_HEADING);
-                if words > LAYOUT_CELL_WORDS || sections >= LAYOUT_CELL_SECTIONS || text_after_heading {
+                let page_sections = sections >= LAYOUT_CELL_SECTIONS && words > LAYOUT_SECTIONS_WORDS;
+                if words > LAYOUT_CELL_WORDS || page_sections || text_after_heading {
                     return true;
                 }
             }

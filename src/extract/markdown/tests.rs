@@ -151,6 +151,17 @@ fn a_data_table_becomes_a_pipe_table_with_its_spans_laid_out() {
 }
 
 #[test]
+fn a_heading_inside_a_cell_is_the_cell_text() {
+    let html = "<body><table><tr><th><h4>Ingredient</h4></th><th><h4>Amount</h4></th></tr>\
+        <tr><td>flour</td><td>200 g</td></tr></table></body>";
+    let (markdown, text) = both(html);
+    let read = read_back(&markdown);
+    assert_eq!(read.table_rows, vec![vec!["Ingredient".to_string(), "Amount".into()], vec!["flour".into(), "200 g".into()]], "{markdown}");
+    assert!(read.headings.is_empty() && !markdown.contains('#'), "{markdown}");
+    assert_eq!(read.words, words(&text));
+}
+
+#[test]
 fn a_layout_table_is_not_written_as_a_table() {
     let long: String = (0..200).map(|i| format!("word{i} ")).collect();
     let html = format!(
@@ -163,6 +174,18 @@ fn a_layout_table_is_not_written_as_a_table() {
     // Only the inner table of the second one holds data.
     assert_eq!(read.table_rows.len(), 2, "{markdown}");
     assert_eq!(read.table_rows[0], ["a", "b"]);
+}
+
+#[test]
+fn a_cell_of_short_paragraphs_is_data_and_one_of_a_pages_sections_is_layout() {
+    let price = "<body><table><tr><th>Plan</th><th>Price</th></tr>\
+        <tr><td>Basic</td><td><p><del>$12.99</del></p><p>$9.99 a month</p><p><a href=/buy>Buy</a></p></td></tr></table></body>";
+    let markdown = md(price);
+    assert_eq!(read_back(&markdown).table_rows.len(), 2, "{markdown}");
+    let section: String = (0..15).map(|i| format!("<p>Paragraph {i} of the page's running story.</p>")).collect();
+    let page = format!("<body><table><tr><td>Menu</td><td>{section}</td></tr><tr><td>x</td><td>y</td></tr></table></body>");
+    let markdown = md(&page);
+    assert!(read_back(&markdown).table_rows.is_empty(), "{markdown}");
 }
 
 #[test]
