@@ -30,13 +30,13 @@ import argparse
 import collections
 import gzip
 import json
-import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from common import process_warc, rs_trafilatura
 
 WORD = re.compile(r"\w+")
 
@@ -268,36 +268,15 @@ def load_pages(shared):
 
 
 def ours(binary, shared, pages, work):
-    """The default `process --markdown` over a WARC of the pages: (text, markdown) by URL,
-    and the CPU seconds of the run with and without --markdown."""
-    import pyarrow.parquet as pq
-
+    """The default `process --markdown` over a WARC of the pages: (text, markdown) by URL."""
     folder = work / "pages"
     (folder / "html").mkdir(parents=True)
     (folder / "ground-truth").mkdir()
     for n, (_, _, url, html, _) in enumerate(pages):
         (folder / "html" / f"{n}.html.gz").write_bytes(gzip.compress(html, mtime=0))
         (folder / "ground-truth" / f"{n}.json").write_text(json.dumps({"url": url}))
-    warc = work / "pages.warc.gz"
-    subprocess.run([sys.executable, str(shared / "tools" / "make_warc.py"), str(folder), "-o", str(warc)], check=True, stdout=subprocess.DEVNULL)
-    out = work / "out"
-    subprocess.run([binary, "process", str(warc), "--out", str(out), "--overwrite", "--quiet", "--markdown"], check=True)
-    by_url = {}
-    for part in sorted(out.glob("*.parquet")):
-        for row in pq.read_table(part, columns=["url", "text", "markdown"]).to_pylist():
-            by_url[row["url"]] = (row["text"] or "", row["markdown"] or "")
-    return by_url
-
-
-def rs_trafilatura_markdown(binary):
-    """rs-trafilatura's own `extract_stdin --markdown` (tables, links and formatting on), the
-    page as UTF-8 on standard input."""
-
-    def run(html, url):
-        done = subprocess.run([binary, "--url", url, "--markdown"], input=html.decode("utf-8", "replace").encode(), capture_output=True, check=True)
-        return json.loads(done.stdout).get("content_markdown") or ""
-
-    return run
+    rows, _, _ = process_warc(binary, shared, folder, work, ["text", "markdown"], flags=["--markdown"])
+    return {url: (r["text"] or "", r["markdown"] or "") for url, r in rows.items()}
 
 
 def peers(pages, rs_binary):
@@ -311,7 +290,8 @@ def peers(pages, rs_binary):
     except ImportError:
         print("eval-markdown: trafilatura not installed, left out", file=sys.stderr)
     if rs_binary:
-        tools["rs-trafilatura"] = rs_trafilatura_markdown(rs_binary)
+        # Its own Markdown (tables, links and formatting on); the page as UTF-8.
+        tools["rs-trafilatura"] = rs_trafilatura(rs_binary, decode=lambda html: html.decode("utf-8", "replace"), markdown=True)
     out = {}
     for tool, run in tools.items():
         started = time.process_time()

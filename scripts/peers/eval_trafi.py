@@ -30,12 +30,13 @@ import collections
 import gzip
 import json
 import re
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from common import cpu_seconds, process_warc, rs_trafilatura
 
 GROUPS = ("german", "english", "other")
 HTML_LANG = re.compile(rb"<html\b[^>]*?\b(?:xml:)?lang\s*=\s*[\"']?\s*([A-Za-z]{1,8})", re.I)
@@ -90,45 +91,18 @@ def load_pages(shared):
     return folder, pages
 
 
-def cpu_seconds():
-    """This process's CPU time and its finished children's (goce-warc, rs-trafilatura)."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
 def ours(binary, shared, folder, work):
-    """The default `process` on a WARC of the pages: {url: (text, confidence, language)}, and the
-    wall and CPU seconds of the `process` run alone."""
-    import pyarrow.parquet as pq
-
-    warc = work / "trafi-dev.warc.gz"
-    subprocess.run([sys.executable, str(shared / "tools" / "make_warc.py"), str(folder), "-o", str(warc)], check=True, stdout=subprocess.DEVNULL)
-    out = work / "out"
-    wall, cpu = time.perf_counter(), cpu_seconds()
-    subprocess.run([binary, "process", str(warc), "--out", str(out), "--overwrite", "--quiet"], check=True)
-    wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
-    by_url, rows = {}, 0
-    for part in sorted(out.glob("*.parquet")):
-        for row in pq.read_table(part, columns=["url", "text", "extraction_confidence", "language"]).to_pylist():
-            rows += 1
-            by_url[row["url"]] = (row["text"] or "", row["extraction_confidence"], row["language"])
-    return by_url, rows, wall, cpu
+    """The default `process` on a WARC of the pages: {url: (text, confidence, language)}, the
+    rows it wrote, and the wall and CPU seconds of the `process` run alone."""
+    rows, wall, cpu = process_warc(binary, shared, folder, work, ["text", "extraction_confidence", "language"])
+    by_url = {url: (r["text"] or "", r["extraction_confidence"], r["language"]) for url, r in rows.items()}
+    return by_url, len(rows), wall, cpu
 
 
 def decode(html):
     from resiliparse.parse.encoding import bytes_to_str, detect_encoding
 
     return bytes_to_str(html, detect_encoding(html, from_html_meta=True))
-
-
-def rs_trafilatura(binary):
-    """rs-trafilatura's `extract_stdin`: the page as UTF-8 on standard input, JSON out."""
-
-    def run(html, url):
-        done = subprocess.run([binary, "--url", url], input=decode(html).encode(), capture_output=True, check=True)
-        return json.loads(done.stdout).get("main_content") or ""
-
-    return run
 
 
 def peers(pages, rs_binary):
@@ -149,7 +123,7 @@ def peers(pages, rs_binary):
     except ImportError:
         print("eval-trafi: resiliparse not installed, left out", file=sys.stderr)
     if rs_binary:
-        tools["rs-trafilatura"] = rs_trafilatura(rs_binary)
+        tools["rs-trafilatura"] = rs_trafilatura(rs_binary, decode)
     texts, times, failures = {}, {}, {}
     for tool, run in tools.items():
         wall, cpu = time.perf_counter(), cpu_seconds()

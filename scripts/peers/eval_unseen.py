@@ -29,13 +29,13 @@ import html.parser
 import json
 import pathlib
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import tarfile
-import time
 import urllib.request
+
+from common import cpu_seconds, process_warc, rs_trafilatura
 
 CRATE = "readabilityrs"
 VERSION = "0.1.4"
@@ -157,22 +157,6 @@ def build_dataset(crate, out):
     return gold, sources
 
 
-def rs_trafilatura(binary):
-    """rs-trafilatura's `extract_stdin`: the page on standard input, JSON out."""
-
-    def run(html, url):
-        done = subprocess.run([binary, "--url", url], input=html.encode(), capture_output=True, check=True)
-        return json.loads(done.stdout).get("main_content") or ""
-
-    return run
-
-
-def cpu_seconds():
-    """This process's CPU time and its finished children's (rs-trafilatura runs as one)."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
 def peers(gold, sources, rs_trafilatura_bin):
     """Each peer's text for every page, and its CPU seconds over all pages."""
     import trafilatura
@@ -183,7 +167,7 @@ def peers(gold, sources, rs_trafilatura_bin):
         "resiliparse": lambda html, url: extract_plain_text(html, main_content=True),
     }
     if rs_trafilatura_bin:
-        tools["rs-trafilatura"] = rs_trafilatura(rs_trafilatura_bin)
+        tools["rs-trafilatura"] = rs_trafilatura(rs_trafilatura_bin, decode=lambda html: html)
     texts, seconds = {}, {}
     for tool, run in tools.items():
         started = cpu_seconds()
@@ -213,17 +197,8 @@ def ours(binary, dataset, report_path):
 def through_process(binary, shared, dataset, gold, work):
     """The default `process` on a Common Crawl-style WARC of the pages, as a new user runs it:
     its text by page id (a page missing from the output scores 0), and the rows it wrote."""
-    import pyarrow.parquet as pq
-
-    warc = work / "readability.warc.gz"
-    make_warc = shared / "tools" / "make_warc.py"
-    subprocess.run([sys.executable, str(make_warc), str(dataset), "-o", str(warc)], check=True, stdout=subprocess.DEVNULL)
-    out = work / "process-out"
-    subprocess.run([binary, "process", str(warc), "--out", str(out), "--overwrite", "--quiet"], check=True)
-    by_url = {}
-    for part in sorted(out.glob("*.parquet")):
-        for row in pq.read_table(part, columns=["url", "text"]).to_pylist():
-            by_url[row["url"]] = row["text"] or ""
+    rows, _, _ = process_warc(binary, shared, dataset, work, ["text"])
+    by_url = {url: r["text"] or "" for url, r in rows.items()}
     return {name: by_url.get(page["url"], "") for name, page in gold.items()}, len(by_url)
 
 
