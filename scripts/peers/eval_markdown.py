@@ -11,7 +11,10 @@ Gold structure
 - CleanEval: its gold text marks headings (`<h>`), list items (`<l>`) and paragraphs (`<p>`).
 - WCXB, from the page's HTML within its gold text (lines compared lower-cased, whitespace
   collapsed): an h1-h6 whose text is a gold line is a gold heading; an li with no list inside
-  whose text is a gold line, a gold list item; a table with no table inside, >= 2 rows and
+  whose text is a gold line, a gold list item, unless the page's headings of that text (less a
+  permalink mark) already claim every time the gold text holds the line (a table of contents
+  repeating the headings is not in a gold text that holds each heading once; the issue's first
+  wording, every such li, is reported beside as list_item_as_filed); a table with no table inside, >= 2 rows and
   >= 2 columns, whose non-empty cells are >= 80% inside the gold text, a gold table (each row
   compared as its non-empty cells in order, a cell repeated in adjacent columns counted once);
   a pre whose text is inside the gold text, a gold code block (its non-empty lines, leading
@@ -70,37 +73,53 @@ def merged_cells(cells):
 
 
 class Gold:
-    def __init__(self, text, headings=(), items=(), rows=(), code_lines=()):
+    def __init__(self, text, headings=(), items=(), rows=(), code_lines=(), items_as_filed=None):
         self.text = text
         self.lines = {norm(line) for line in text.split("\n") if norm(line)}
         # Distinct texts: a page that repeats a heading (a hidden mobile copy, a table of
         # contents) asks for it once.
         self.headings = collections.Counter(set(headings))
         self.items = collections.Counter(set(items))
+        # The list items by the first wording (every li whose text is a gold line),
+        # reported beside the claimed-once items above.
+        self.items_as_filed = collections.Counter(set(items if items_as_filed is None else items_as_filed))
         self.rows = collections.Counter(set(rows))
         self.code_lines = collections.Counter(code_lines)
+
+
+# What documentation generators append to a heading as its link ("Usage¶").
+PERMALINK_MARKS = " ¶#§🔗"
 
 
 def wcxb_gold(html_bytes, text):
     import lxml.html
 
-    lines = {norm(line) for line in text.split("\n") if norm(line)}
+    line_count = collections.Counter(norm(line) for line in text.split("\n") if norm(line))
+    lines = set(line_count)
     flat = norm(text)
     try:
         root = lxml.html.document_fromstring(html_bytes)
     except Exception:
         return Gold(text)
-    headings, items, rows, code = [], [], [], []
+    headings, items, items_as_filed, rows, code = [], [], [], [], []
+    # A gold line explains one element: a line the gold text holds once, and a heading of the
+    # page has (less a permalink mark), is that heading, not also the table-of-contents entry
+    # or menu item that repeats it (the gold text of a page with a contents list holds each
+    # heading once).
+    heading_count = collections.Counter()
     for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
         t = norm(el.text_content())
         if t and t in lines:
             headings.append(t)
+        heading_count[t.strip(PERMALINK_MARKS)] += 1
     for el in root.iter("li"):
         if next(el.iter("ul", "ol"), None) is not None:
             continue
         t = norm(el.text_content())
         if t and t in lines:
-            items.append(t)
+            items_as_filed.append(t)
+            if line_count[t] > heading_count[t]:
+                items.append(t)
     for table in root.iter("table"):
         if any(True for _ in table.iterdescendants("table")):
             continue
@@ -118,7 +137,7 @@ def wcxb_gold(html_bytes, text):
         if norm(body) and norm(body) in flat and body not in seen:
             seen.add(body)
             code.extend(line.rstrip() for line in body.split("\n") if line.strip())
-    return Gold(text, headings, items, rows, code)
+    return Gold(text, headings, items, rows, code, items_as_filed)
 
 
 CLEANEVAL_MARK = re.compile(r"<(p|h|l)>", re.I)
@@ -197,8 +216,8 @@ class Tally:
 
     def add(self, gold, markdown, text=None):
         read = read_markdown(markdown)
-        for kind in ("headings", "items"):
-            ours = read[kind]
+        for kind in ("headings", "items", "items_as_filed"):
+            ours = read["items" if kind == "items_as_filed" else kind]
             # Precision among the Markdown's structures whose text is a gold line.
             on_gold_lines = collections.Counter({t: n for t, n in ours.items() if t in gold.lines})
             self.c[kind + "_predicted"] += sum(on_gold_lines.values())
@@ -217,7 +236,7 @@ class Tally:
     def summary(self):
         c = self.c
         out = {"pages": c["pages"]}
-        for kind, name in (("headings", "heading"), ("items", "list_item")):
+        for kind, name in (("headings", "heading"), ("items", "list_item"), ("items_as_filed", "list_item_as_filed")):
             p = c[kind + "_right"] / c[kind + "_predicted"] if c[kind + "_predicted"] else 0.0
             r = c[kind + "_found"] / c[kind + "_gold"] if c[kind + "_gold"] else 0.0
             out[name + "_precision"], out[name + "_recall"] = round(p, 4), round(r, 4)
@@ -332,7 +351,7 @@ def main():
     for (dataset, tool), tally in sorted(tallies.items()):
         results.setdefault(dataset, {})[tool] = tally.summary()
 
-    columns = ["heading_precision", "heading_recall", "heading_f1", "list_item_precision", "list_item_recall", "list_item_f1", "table_rows", "code_lines", "markdown_word_f1", "text_word_f1"]
+    columns = ["heading_precision", "heading_recall", "heading_f1", "list_item_precision", "list_item_recall", "list_item_f1", "list_item_as_filed_f1", "table_rows", "code_lines", "markdown_word_f1", "text_word_f1"]
     for dataset, tools in results.items():
         any_tool = next(iter(tools.values()))
         print(f"\n{dataset}: {any_tool['pages']} pages; gold: {any_tool['heading_gold']} headings, {any_tool['list_item_gold']} list items, "

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use crate::classify::Prediction;
 use crate::dom::{DomLimits, FOR_WEB2TEXT};
 use crate::extract::combine::blocks::{BlockTable, feature_count};
-use crate::extract::combine::{CombineError, CombinerModel, Decision, column_major, confidence};
+use crate::extract::combine::{CombineError, CombinerModel, Decision, column_major, confidence, content_blocks};
 use crate::extract::web2text::align;
 use crate::extract::{ExtractModels, Extractor, Genre, PageAnalysis};
 use crate::gold::GoldPage;
@@ -367,7 +367,7 @@ pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel
         .map(|k| {
             let table = &pages[k].table;
             let probabilities = model.probabilities_of(&rows_of(k));
-            let content = settings.decision.content(&probabilities, &table.words, settings.threshold);
+            let content = content_blocks(table, &probabilities, settings.decision, settings.threshold);
             1.0 + settings.hard_pages * (1.0 - aligned_f1(&content, &pages[k].labels, &table.words))
         })
         .collect();
@@ -613,7 +613,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         log(&format!("fold {fold}: trees trained on {} pages, scored {} ({:.0} s)", train.len(), test.len(), started.elapsed().as_secs_f64()));
     }
     let text_f1 = |page: &Prepared, probabilities: &[f64]| {
-        let content = config.trees.decision.content(probabilities, &page.table.words, config.trees.threshold);
+        let content = content_blocks(&page.table, probabilities, config.trees.decision, config.trees.threshold);
         let text = page.table.text_of(&content);
         let (word_f1, lcs_f1) = text_scores(&text, &page.gold_words);
         (content, text, word_f1, lcs_f1)

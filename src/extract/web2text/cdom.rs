@@ -444,6 +444,76 @@ impl Cdom {
         out
     }
 
+    /// Keeps the blocks between two content blocks of one line: a link or an emphasised
+    /// word inside a kept sentence is part of it ("read by over 10 million people, <a>Class
+    /// Central</a> has compiled ..."), whatever its own row looks like.
+    pub fn fill_line_gaps(&self, content: &mut [bool]) {
+        let mut last_kept: Option<usize> = None;
+        for i in 0..content.len().min(self.leaves.len()) {
+            if self.nodes[self.leaves[i]].break_before {
+                last_kept = None;
+            }
+            if content[i] {
+                if let Some(p) = last_kept {
+                    content[p + 1..i].fill(true);
+                }
+                last_kept = Some(i);
+            }
+        }
+    }
+
+    /// Keeps every cell of a data table most of whose words are kept: a table of figures is
+    /// read whole, and a short cell ("Yes", "2.4 GHz") looks like boilerplate on its own.
+    /// A data table holds no other table and no cell of more than `max_cell_words` words.
+    pub fn fill_data_tables(&self, content: &mut [bool], min_kept_share: f64, max_cell_words: usize) {
+        let n = content.len().min(self.leaves.len());
+        let is_cell = |id: usize| self.nodes[id].has_tag("td") || self.nodes[id].has_tag("th");
+        // Each leaf's nearest table and the tables holding another table.
+        let mut table_of: Vec<Option<usize>> = vec![None; n];
+        let mut holds_table: foldhash::HashSet<usize> = Default::default();
+        let mut too_long: foldhash::HashSet<usize> = Default::default();
+        for (i, slot) in table_of.iter_mut().enumerate() {
+            let leaf = self.leaves[i];
+            let mut cell = is_cell(leaf).then_some(leaf);
+            for a in self.ancestors(leaf) {
+                if self.nodes[a].has_tag("table") {
+                    *slot = Some(a);
+                    if let Some(outer) = self.ancestors(a).find(|&o| self.nodes[o].has_tag("table")) {
+                        holds_table.insert(outer);
+                    }
+                    if cell.is_some_and(|c| self.nodes[c].stats.words > max_cell_words) {
+                        too_long.insert(a);
+                    }
+                    break;
+                }
+                if cell.is_none() && is_cell(a) {
+                    cell = Some(a);
+                }
+            }
+        }
+        let mut words: foldhash::HashMap<usize, (usize, usize)> = Default::default();
+        for i in 0..n {
+            if let Some(t) = table_of[i] {
+                let w = self.nodes[self.leaves[i]].stats.words;
+                let entry = words.entry(t).or_default();
+                entry.0 += w;
+                if content[i] {
+                    entry.1 += w;
+                }
+            }
+        }
+        for i in 0..n {
+            let Some(t) = table_of[i] else { continue };
+            let (all, kept) = words.get(&t).copied().unwrap_or_default();
+            // A link is left to the trees: a row of links in a layout table is a menu.
+            let stats = &self.nodes[self.leaves[i]].stats;
+            let link = stats.link_chars * 2 >= stats.chars.max(1);
+            if !link && kept > 0 && kept as f64 >= min_kept_share * all as f64 && !holds_table.contains(&t) && !too_long.contains(&t) {
+                content[i] = true;
+            }
+        }
+    }
+
     /// An identifier of each leaf's [`Self::class_path`], in order: equal paths get equal
     /// identifiers (a 64-bit hash, built from the parent's, so no path string is made).
     /// Parents are created after their children, so walking the nodes backwards meets
@@ -840,6 +910,52 @@ mod tests {
         // separate.
         let page = cdom("<body><div>x<span>y</span><object>obj</object><span>z</span><span>2026</span><b><i>1h</i></b></div></body>");
         assert_eq!(page.text_of(&vec![true; page.leaves.len()]), "xy obj z 2026 1h");
+    }
+
+    #[test]
+    fn a_gap_inside_a_kept_line_is_filled_and_a_gap_across_lines_is_not() {
+        let page = cdom("<body><p>Read by <a href=/a>Class Central</a> and <b>others</b> daily.</p><p>Menu</p><p>Second line.</p></body>");
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(texts, ["Read by", "Class Central", "and", "others", "daily.", "Menu", "Second line."]);
+        let mut content = vec![true, false, false, false, true, false, true];
+        page.fill_line_gaps(&mut content);
+        assert_eq!(content, [true, true, true, true, true, false, true]);
+        // The line's end is not a gap: a dropped tail stays dropped.
+        let mut content = vec![true, true, false, false, false, false, false];
+        page.fill_line_gaps(&mut content);
+        assert_eq!(content, [true, true, false, false, false, false, false]);
+    }
+
+    #[test]
+    fn a_data_table_mostly_kept_is_kept_whole_but_not_its_links_nor_a_layout_table() {
+        let page = cdom(
+            "<body><table><tr><th>Model name and its long description</th><th>Price</th></tr>\
+             <tr><td>The first model of the series, for daily use</td><td>12</td></tr>\
+             <tr><td><a href=/m>More</a></td><td>Yes</td></tr></table><p>After the table.</p></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["Model name and its long description", "Price", "The first model of the series, for daily use", "12", "More", "Yes", "After the table."]
+        );
+        let mut content = vec![true, false, true, false, false, false, false];
+        page.fill_data_tables(&mut content, 0.5, 50);
+        assert_eq!(content, [true, true, true, true, false, true, false], "every cell but the link");
+        // Under the share kept, nothing is added.
+        let mut content = vec![false, true, false, false, false, false, true];
+        page.fill_data_tables(&mut content, 0.5, 50);
+        assert_eq!(content, [false, true, false, false, false, false, true]);
+        // A cell over the word limit makes it a layout table.
+        let mut content = vec![true, false, true, false, false, false, false];
+        page.fill_data_tables(&mut content, 0.5, 5);
+        assert_eq!(content, [true, false, true, false, false, false, false]);
+        // A table holding a table lays out the page.
+        let page = cdom(
+            "<body><table><tr><td>Kept words of the outer cell</td><td>Menu</td></tr><tr><td><table><tr><td>a</td><td>b</td></tr></table></td></tr></table></body>",
+        );
+        let mut content = vec![true, false, false, false];
+        page.fill_data_tables(&mut content, 0.5, 50);
+        assert_eq!(content, [true, false, false, false]);
     }
 
     #[test]
