@@ -336,7 +336,7 @@ impl Cdom {
     /// The CDOM without the subtrees of the `skip` tags.
     pub fn build_skipping(dom: &Dom, skip: &TagSet) -> Self {
         let start = dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT);
-        let mut builder = Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true, pending_space: true, phrasing_closed: false, skip };
+        let mut builder = Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true, pending_space: true, phrasing_closed: false, sibling_gap: false, skip };
         let root = builder.node(start, 0);
         let mut cdom = builder.cdom;
         cdom.root = root;
@@ -569,6 +569,9 @@ struct Builder<'d> {
     /// A phrasing element closed since the last leaf's text: one opening now is its
     /// sibling (`<span>2026</span><span>1h 54m</span>`), laid out as a separate item.
     phrasing_closed: bool,
+    /// A phrasing element opened after a closed sibling: a space unless the next text
+    /// goes on the word before (`<b>6</b><b>.5/</b>10` is "6.5/10").
+    sibling_gap: bool,
     /// Tags dropped with their subtree.
     skip: &'d TagSet,
 }
@@ -593,7 +596,8 @@ impl Builder<'_> {
                 let name = &element.name.local;
                 let block = BLOCKS.contains(name);
                 let separates = !INLINE.contains(name);
-                self.pending_space |= separates || self.phrasing_closed;
+                self.pending_space |= separates;
+                self.sibling_gap |= !separates && self.phrasing_closed;
                 if self.skip.contains(name) {
                     if block {
                         self.pending_break = true;
@@ -671,7 +675,8 @@ impl Builder<'_> {
             self.pending_space |= !raw.is_empty();
             return None;
         }
-        let space_before = std::mem::take(&mut self.pending_space) || raw.starts_with(is_space);
+        let sibling_gap = std::mem::take(&mut self.sibling_gap) && !text.starts_with(CONTINUES_WORD);
+        let space_before = std::mem::take(&mut self.pending_space) || raw.starts_with(is_space) || sibling_gap;
         self.phrasing_closed = false;
         self.pending_space = raw.ends_with(is_space);
         let id = self.cdom.nodes.len();
@@ -708,6 +713,10 @@ impl Builder<'_> {
         self.dom.element_children(id).any(|c| self.dom.element(c).is_some_and(|e| FORMS.contains(&e.name.local)))
     }
 }
+
+/// Characters that close the word before them rather than start one: no space goes between
+/// a phrasing element and a sibling whose text begins with one.
+const CONTINUES_WORD: [char; 11] = ['.', ',', ';', ':', '!', '?', ')', ']', '%', '/', '\u{2026}'];
 
 /// Whitespace as the text collapses it: Unicode's, and the non-breaking space.
 fn is_space(c: char) -> bool {
@@ -910,6 +919,10 @@ mod tests {
         // separate.
         let page = cdom("<body><div>x<span>y</span><object>obj</object><span>z</span><span>2026</span><b><i>1h</i></b></div></body>");
         assert_eq!(page.text_of(&vec![true; page.leaves.len()]), "xy obj z 2026 1h");
+        // A sibling whose text closes the word before goes on it: a rating split over two
+        // spans, a sentence's full stop after a link.
+        let page = cdom("<body><p>rated <strong>6</strong><strong>.5/</strong>10, by <a href=x>them</a><span>.</span> <b>Yes</b><i>!</i></p></body>");
+        assert_eq!(page.text_of(&vec![true; page.leaves.len()]), "rated 6.5/10, by them. Yes!");
     }
 
     #[test]
