@@ -4,6 +4,8 @@ CARGO ?= cargo
 SHARED ?= ../shared
 PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
+# Training and evaluation against gold data (crates/goce-warc-train).
+TRAIN_BIN := target/release/goce-warc-train
 BENCH_WARC := target/data/bench.warc.gz
 # Pages of sites nobody here trained on, most of them not in English: trafi-dev six times over.
 UNSEEN_BENCH_WARC := target/data/trafi-dev-x6.warc.gz
@@ -19,16 +21,16 @@ TORCH ?= cpu
 setup:  ## Install everything (system packages, Python check tools, LibTorch) and build
 	TORCH=$(TORCH) bash scripts/setup.sh
 
-build:  ## Release build of the binary
-	$(CARGO) build --release --locked
+build:  ## Release build of both binaries (goce-warc, and goce-warc-train for training and scoring)
+	$(CARGO) build --release --locked --workspace
 
 test:  ## All unit and integration tests (over the project's own fixtures)
-	$(CARGO) test --release --locked
+	$(CARGO) test --release --locked --workspace
 
 lint:  ## rustfmt check, clippy over every target with warnings as errors (unwrap denied in the library, allowed in tests), the library built without the command line's crates
 	$(CARGO) fmt --check
-	$(CARGO) clippy --release --locked --all-targets -- -D warnings
-	$(CARGO) check --release --locked --lib --no-default-features
+	$(CARGO) clippy --release --locked --workspace --all-targets -- -D warnings
+	$(CARGO) check --release --locked -p goce-warc --lib --no-default-features
 
 # The pages whose pictures and model outputs are recorded in models/check for the regression test.
 CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
@@ -37,7 +39,7 @@ CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
 MODEL_ADD := $(SHARED)/data/zyte-products=product $(SHARED)/data/scrapinghub=article
 
 model: build  ## Retrain the ResNet, the default cascade's gate and the html-features baseline on WCXB-dev plus zyte-products and Scrapinghub on this CPU (~5 min after the build); rewrites models/
-	$(BIN) train --dataset $(SHARED)/data/wcxb-dev $(addprefix --add ,$(MODEL_ADD)) --out models $(addprefix --check-page ,$(CHECK_PAGES))
+	$(TRAIN_BIN) train --dataset $(SHARED)/data/wcxb-dev $(addprefix --add ,$(MODEL_ADD)) --out models $(addprefix --check-page ,$(CHECK_PAGES))
 
 TARGET ?= warc_reader
 SECONDS ?= 60
@@ -48,10 +50,10 @@ fuzz-smoke:  ## Every fuzz target for 20 s (~7 min with the instrumented build);
 	for t in warc_reader http_page html_extract render parquet_writer; do scripts/fuzz.sh $$t 20 || exit 1; done
 
 model-extract: build  ## Retrain the combiner (the default extractor) on WCXB-dev, CleanEval and Scrapinghub after domain-grouped 5-fold CV (~5 min after the build); rewrites models/combiner.*
-	$(BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --out models --json target/eval/combiner-cv.json
+	$(TRAIN_BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --out models --json target/eval/combiner-cv.json
 
 model-web2text: build  ## Retrain Web2Text's two CNNs on CleanEval (+ WCXB-dev tuning pages) on this CPU (~1 min); rewrites models/web2text.*
-	$(BIN) train-web2text --cleaneval $(SHARED)/data/cleaneval --wcxb $(SHARED)/data/wcxb-dev --add-wcxb --out models
+	$(TRAIN_BIN) train-web2text --cleaneval $(SHARED)/data/cleaneval --wcxb $(SHARED)/data/wcxb-dev --add-wcxb --out models
 
 EVAL_TARGETS := eval-quickstart eval-warcs eval-languages eval-prepass eval-extraction eval-cv eval-unseen eval-markdown eval-trafi eval-classifier eval-new-sites eval-web2text eval-render eval-slurm eval-cc
 
@@ -147,7 +149,7 @@ CV_FLOORS := wcxb/all:f1=0.864 wcxb/all:gain=0.019 wcxb/all:under=39 wcxb/list-v
 WEB2TEXT_FLOORS := cleaneval_f1=0.84 wcxb_word_f1=0.80
 
 eval-web2text: build  ## Retrain Web2Text into target/eval/web2text (~1 min), check its CleanEval Table 1 F1 and WCXB word F1 floors, compare with the shipped weights
-	$(BIN) train-web2text --cleaneval $(SHARED)/data/cleaneval --wcxb $(SHARED)/data/wcxb-dev --add-wcxb --out target/eval/web2text
+	$(TRAIN_BIN) train-web2text --cleaneval $(SHARED)/data/cleaneval --wcxb $(SHARED)/data/wcxb-dev --add-wcxb --out target/eval/web2text
 	python3 scripts/check_web2text.py target/eval/web2text models $(WEB2TEXT_FLOORS)
 
 eval-render: build  ## Every WCXB-dev page renders (lite) within the bounds, none fails (report in target/eval/render.json)
@@ -180,11 +182,11 @@ eval-new-sites: build  ## The default classifier on 140 product pages from 62 si
 	$(PYTHON) scripts/eval_new_sites.py --binary $(BIN) --shared $(SHARED) --work target/eval/new-sites $(NEW_SITES_FLOORS)
 
 eval-classifier: build  ## goce with each classifier's genre (the default cascade, resnet, html-features) beside oracle on the classifier's held-out test domains (target/eval/classifier-*.json)
-	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier resnet \
+	$(TRAIN_BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier resnet \
 	  --extractor goce --extractor oracle --extractor article --extractor list-view --json target/eval/classifier-resnet.json
-	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier html-features \
+	$(TRAIN_BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier html-features \
 	  --extractor goce --json target/eval/classifier-html-features.json
-	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier cascade \
+	$(TRAIN_BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier cascade \
 	  --extractor goce --extractor combined --json target/eval/classifier-cascade.json
 
 eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged (tests/prepass.rs)
@@ -192,7 +194,7 @@ eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every 
 
 eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~4 min; report in target/eval/combiner-cv.json)
 	mkdir -p target/eval
-	$(BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --cv-only --json target/eval/combiner-cv.json
+	$(TRAIN_BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --cv-only --json target/eval/combiner-cv.json
 	python3 scripts/check_cv.py target/eval/combiner-cv.json $(CV_FLOORS)
 
 # On pages of sites nobody here tuned on (Mozilla Readability's test suite, from crates.io):
@@ -203,7 +205,7 @@ UNSEEN_FLOORS := 'combined>=goce-0.01' 'combined>=resiliparse-0' 'combined>=rs-t
 eval-unseen: build  ## Extraction on sites nobody here tuned on: Readability's 94 real test pages (fetched from crates.io, SHA-256 pinned), the default beside goce, trafilatura, rs-trafilatura (built from crates.io) and Resiliparse (~3 min; target/eval/unseen.json)
 	[ -x target/peer-venv/bin/python ] || python3 -m venv target/peer-venv
 	target/peer-venv/bin/pip install -q --disable-pip-version-check -r scripts/peers/requirements.txt
-	target/peer-venv/bin/python scripts/peers/eval_unseen.py --bin $(BIN) --shared $(SHARED) --json target/eval/unseen.json \
+	target/peer-venv/bin/python scripts/peers/eval_unseen.py --bin $(BIN) --train-bin $(TRAIN_BIN) --shared $(SHARED) --json target/eval/unseen.json \
 	  --rs-trafilatura $$(bash scripts/peers/build_rs_trafilatura.sh) $(addprefix --require ,$(UNSEEN_FLOORS))
 
 # The Markdown's structure on pages the models never trained on (WCXB-dev's held-out fifth),
@@ -230,4 +232,4 @@ eval-trafi: build  ## The default on trafi-dev (470 multilingual pages, snippet 
 	  --rs-trafilatura $$(bash scripts/peers/build_rs_trafilatura.sh) $(addprefix --require ,$(TRAFI_FLOORS))
 
 eval-extraction: build  ## Extraction quality on WCXB-dev (the paper's Table 2 shape; report in target/eval/extraction.json)
-	$(BIN) eval --dataset $(SHARED)/data/wcxb-dev --split held-out --json target/eval/extraction.json --require $(EXTRACTION_FLOORS) --require $(COMBINED_FLOORS)
+	$(TRAIN_BIN) eval --dataset $(SHARED)/data/wcxb-dev --split held-out --json target/eval/extraction.json --require $(EXTRACTION_FLOORS) --require $(COMBINED_FLOORS)

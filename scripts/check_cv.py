@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`make eval-cv`: checks the combiner's domain-grouped cross-validation report (written by
-`goce-warc train-extract --cv-only --json`) against floors, `combined` beside `goce` on the
+`goce-warc-train train-extract --cv-only --json`) against floors, `combined` beside `goce` on the
 same folds.
 
 Usage: check_cv.py REPORT FLOOR...

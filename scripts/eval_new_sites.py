@@ -5,7 +5,7 @@ sees them (CC-style WARC files, URLs from the WARC records): the 140 product pag
 Scrapinghub news pages (every page an article). Prints type and genre accuracy and what the
 misses were called; exits 1 under the floors given as DATASET:type=A or DATASET:genre=A.
 
-When the shipped classifier was trained on a set too (`goce-warc train --add`), only that
+When the shipped classifier was trained on a set too (`goce-warc-train train --add`), only that
 set's test domains, which `models/metrics.json` lists under `added_test_domains`, are sites it
 never saw: the floors apply to those pages, and the whole set is printed beside them.
 
@@ -26,7 +26,7 @@ SETS = {"zyte-products": ("product", "article"), "scrapinghub": ("article", "art
 
 
 def domain_of(url: str) -> str:
-    """The page's domain as `goce-warc train` splits by it: the host without `www.`."""
+    """The page's domain as `goce-warc-train train` splits by it: the host without `www.`."""
     rest = url.split("://", 1)[1] if "://" in url else url
     for sep in "/?#":
         rest = rest.split(sep, 1)[0]

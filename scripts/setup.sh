@@ -72,7 +72,7 @@ if command -v rustup >/dev/null && ! (cargo fmt --version && cargo clippy --vers
   rustup component add rustfmt clippy || echo "setup: could not add rustfmt/clippy; make lint needs them" >&2
 fi
 
-cargo build --release --locked
+cargo build --release --locked --workspace
 
-say "ready: target/release/goce-warc"
+say "ready: target/release/goce-warc (and target/release/goce-warc-train, for training and scoring)"
 echo "try:  target/release/goce-warc process sample-warcs/*.warc* --out parquet/"

@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     #[cfg(feature = "mimalloc")]
     keep_freed_memory_longer();
     let args = cli::Cli::parse();
-    cli::init_logging(args.verbose);
+    goce_warc::flags::init_logging(args.verbose, &["goce_warc"]);
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {

@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{bin, project_file, stderr};
+use goce_warc::classify::CheckRecord;
 use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice, FEATURE_COUNT, Features, NetInput};
 use goce_warc::render::Picture;
-use goce_warc::train::classify::CheckRecord;
 
 fn models() -> PathBuf {
     project_file("models")
@@ -247,50 +247,4 @@ fn asking_for_cuda_where_it_cannot_load_is_a_clear_error() {
     }
     let bad = bin().args(["classify", page.to_str().unwrap(), "--device", "tpu"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2), "an unknown device is a usage error");
-}
-
-#[test]
-fn train_can_write_its_prepared_pages_for_analysis_and_train_nothing() {
-    // A WCXB-style folder made of the handwritten pages: html/ID.html.gz + ground-truth/ID.json.
-    let dir = tempfile::tempdir().unwrap();
-    let dataset = dir.path().join("dataset");
-    std::fs::create_dir_all(dataset.join("html")).unwrap();
-    std::fs::create_dir_all(dataset.join("ground-truth")).unwrap();
-    let mut expected = std::collections::BTreeMap::new();
-    for html in std::fs::read_dir(project_file("tests/fixtures/pages")).unwrap().flatten().map(|e| e.path()) {
-        if html.extension().and_then(|e| e.to_str()) != Some("html") {
-            continue;
-        }
-        let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(html.with_extension("json")).unwrap()).unwrap();
-        let id = html.file_stem().unwrap().to_str().unwrap().to_string();
-        let page_type = meta["page_type"].as_str().unwrap().to_string();
-        std::fs::write(dataset.join("html").join(format!("{id}.html.gz")), crate::common::gzip(&std::fs::read(&html).unwrap())).unwrap();
-        let gold = serde_json::json!({"url": meta["url"], "_internal": {"page_type": {"primary": page_type}}, "ground_truth": {"main_content": ""}});
-        std::fs::write(dataset.join("ground-truth").join(format!("{id}.json")), gold.to_string()).unwrap();
-        expected.insert(id, page_type);
-    }
-    assert!(expected.len() >= 8);
-
-    let samples = dir.path().join("samples.jsonl");
-    let models = dir.path().join("models");
-    let out = bin()
-        .args(["train", "--dataset", dataset.to_str().unwrap(), "--out", models.to_str().unwrap(), "--samples-out", samples.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(!models.exists(), "--samples-out trains nothing and writes no models");
-
-    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&samples).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), expected.len(), "one line per page");
-    for line in &lines {
-        let id = line["id"].as_str().unwrap();
-        assert_eq!(line["label"].as_str(), Some(expected[id].as_str()), "{id}");
-        assert!(["train", "validation", "test"].contains(&line["split"].as_str().unwrap()), "{id}");
-        assert_eq!(line["features"].as_array().unwrap().len(), FEATURE_COUNT, "{id}");
-        assert_eq!(line["feature_names"].as_array().unwrap().len(), FEATURE_COUNT, "{id}");
-        assert!(!line["domain"].as_str().unwrap().is_empty(), "{id}");
-        // (field, word, count), with the page's visible text among the fields.
-        let words = line["words"].as_array().unwrap();
-        assert!(words.iter().any(|w| w[0] == 0 && w[2].as_u64().unwrap() >= 1), "{id} has text words");
-    }
 }

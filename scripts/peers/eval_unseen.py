@@ -9,10 +9,10 @@ and SHA-256, so the check needs nothing but the package registries.
 
 The gold is a reviewed tool output, not a human annotation: it keeps what Readability keeps
 (figure captions, some bylines) and drops what it drops. Every tool is scored against the same
-gold with WCXB's word F1 (bag of lower-case `\\w+` tokens, the scorer `goce-warc eval`
+gold with WCXB's word F1 (bag of lower-case `\\w+` tokens, the scorer `goce-warc-train eval`
 emulates), so the comparison is fair, but the absolute figures are not comparable with WCXB's.
 
-The default is scored twice: through `goce-warc eval` on the HTML files, and through
+The default is scored twice: through `goce-warc-train eval` on the HTML files, and through
 `goce-warc process` on a Common Crawl-style WARC of the pages (../shared/tools/make_warc.py),
 as a new user runs it; the check fails unless `process` writes one row per page.
 
@@ -133,7 +133,7 @@ def fetch(cache):
 
 
 def build_dataset(crate, out):
-    """A Scrapinghub-shaped folder (html/ID.html.gz + ground-truth.json) that `goce-warc eval` reads."""
+    """A Scrapinghub-shaped folder (html/ID.html.gz + ground-truth.json) that `goce-warc-train eval` reads."""
     pages = {}
     with tarfile.open(crate) as tar:
         for member in tar.getmembers():
@@ -216,6 +216,7 @@ def summary(scores):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", default="target/release/goce-warc")
+    parser.add_argument("--train-bin", default="target/release/goce-warc-train", help="the binary whose `eval` scores every extractor")
     parser.add_argument("--cache", default="target/unseen", type=pathlib.Path)
     parser.add_argument("--rs-trafilatura", metavar="BIN", help="rs-trafilatura's extract_stdin (scripts/peers/build_rs_trafilatura.sh)")
     parser.add_argument("--shared", default="../shared", type=pathlib.Path, help="where tools/make_warc.py is, for the `process` run")
@@ -229,7 +230,7 @@ def main():
     gold, sources = build_dataset(crate, dataset)
     print(f"eval-unseen: {len(gold)} pages of Readability's test suite ({CRATE} {VERSION})", file=sys.stderr)
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    scores = ours(args.bin, dataset, args.json.with_name(args.json.stem + "-goce-warc.json"))
+    scores = ours(args.train_bin, dataset, args.json.with_name(args.json.stem + "-goce-warc.json"))
     # The same default through `process` on a WARC, as a user runs it: one row per page.
     processed, rows = through_process(args.bin, args.shared, dataset, gold, args.cache)
     scores["process"] = {name: word_f1(text, gold[name]["articleBody"]) for name, text in processed.items()}

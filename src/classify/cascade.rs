@@ -71,10 +71,7 @@ impl Cascade {
         let unsure: Vec<NetInput<'_>> =
             inputs.iter().zip(&cheap).filter(|(_, c)| c.is_none()).map(|(i, _)| NetInput { picture: i.picture, features: i.features }).collect();
         let mut from_net = self.net.predict(&unsure)?.into_iter();
-        cheap
-            .into_iter()
-            .map(|c| c.or_else(|| from_net.next()).ok_or_else(|| ClassifyError::Torch("the network returned too few predictions".into())))
-            .collect()
+        cheap.into_iter().map(|c| c.or_else(|| from_net.next()).ok_or(ClassifyError::Net("it returned too few predictions"))).collect()
     }
 }
 

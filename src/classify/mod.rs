@@ -4,7 +4,7 @@
 //! Two classifiers: `resnet` (a small ResNet through LibTorch over the lite renderer's
 //! picture, HTML features fused into its head; batched, CPU or CUDA) and
 //! `html-features` (the paper's baseline: its 11 features and a linear model, plain
-//! Rust). Both are trained by `goce-warc train` ([`crate::train`]) and ship in `models/`.
+//! Rust). Both are trained by `goce-warc-train train` (`goce_warc_train::classify`) and ship in `models/`.
 
 pub mod cascade;
 pub mod device;
@@ -144,17 +144,26 @@ pub enum ClassifyError {
     #[error("{0}")]
     Device(String),
     #[error("LibTorch: {0}")]
-    Torch(String),
-    #[error("{what}: {detail}")]
-    Training { what: String, detail: String },
+    Torch(#[from] tch::TchError),
+    /// The network's state, not LibTorch, failed (a poisoned lock, a prediction missing).
+    #[error("the network: {0}")]
+    Net(&'static str),
     #[error("{0}")]
     Page(String),
 }
 
-impl From<tch::TchError> for ClassifyError {
-    fn from(e: tch::TchError) -> Self {
-        Self::Torch(e.to_string())
-    }
+/// One page of `models/check/outputs.json`: a recorded input and the outputs the shipped
+/// models gave for it, which the tests compare with today's (`goce-warc-train train
+/// --check-page` writes them).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct CheckRecord {
+    pub picture: String,
+    pub features: Vec<f32>,
+    /// The page's hashed word counts.
+    #[serde(default)]
+    pub words: Vec<(u64, u32)>,
+    pub resnet: Vec<f32>,
+    pub html_features: Vec<f32>,
 }
 
 /// Where `models/` is ([`crate::models::find_dir`]), as the classifier's error.
@@ -243,9 +252,7 @@ impl Classifier {
             return Ok(prediction);
         }
         let picture = self.kind().needs_picture().then(|| crate::render::render_lite(&dom, &crate::render::RenderOptions::default()).picture);
-        self.classify(&[NetInput { picture: picture.as_ref(), features: &features }])?
-            .pop()
-            .ok_or_else(|| ClassifyError::Torch("no prediction came back".into()))
+        self.classify(&[NetInput { picture: picture.as_ref(), features: &features }])?.pop().ok_or(ClassifyError::Net("no prediction came back"))
     }
 }
 

@@ -265,7 +265,7 @@ impl GenreNet {
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
-        let guard = self.net.lock().map_err(|_| ClassifyError::Torch("the network's lock was poisoned".into()))?;
+        let guard = self.net.lock().map_err(|_| ClassifyError::Net("its lock was poisoned"))?;
         let (_, net) = &*guard;
         let pictures: Vec<Option<&Picture>> = inputs.iter().map(|i| i.picture).collect();
         let rows: Vec<Vec<f32>> = inputs.iter().map(|i| fused_row(i.features, self.words.as_ref())).collect();

@@ -4,8 +4,8 @@
 use std::ffi::OsStr;
 use std::marker::PhantomData;
 
+use crate::choice::Choice;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use goce_warc::choice::Choice;
 
 #[derive(Clone)]
 pub struct ChoiceParser<T>(PhantomData<T>);

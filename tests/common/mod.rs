@@ -8,6 +8,12 @@ use std::process::{Command, Output, Stdio};
 use arrow_array::{Array, Float32Array, Int32Array, Int64Array, StringArray};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
+pub mod fixture_pages;
+pub use fixture_pages::{fixtures, gzip};
+
+/// From this crate's folder to the repository's (for [`fixture_pages`]).
+const REPOSITORY_ROOT: &str = ".";
+
 /// The binary, outside any Slurm array the tests themselves may run in.
 pub fn bin() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_goce-warc"));
@@ -163,13 +169,6 @@ pub fn gzip_members(bytes: &[u8]) -> Vec<Vec<u8>> {
         rest = &rest[used..];
     }
     members
-}
-
-pub fn gzip(bytes: &[u8]) -> Vec<u8> {
-    use std::io::Write;
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(bytes).expect("in memory");
-    gz.finish().expect("in memory")
 }
 
 pub fn gunzip(member: &[u8]) -> Vec<u8> {

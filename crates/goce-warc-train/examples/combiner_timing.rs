@@ -1,5 +1,5 @@
 //! Where the combiner's time goes, per phase, over WCXB pages on one thread:
-//! `cargo run --release --example combiner_timing -- ../shared/data/wcxb-dev`
+//! `cargo run --release -p goce-warc-train --example combiner_timing -- ../shared/data/wcxb-dev`
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
 use std::time::{Duration, Instant};
 
@@ -10,7 +10,7 @@ use goce_warc::extract::combine::{BlockTable, CombinerModel};
 fn main() -> anyhow::Result<()> {
     let dir = std::path::PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "../shared/data/wcxb-dev".into()));
     let model = CombinerModel::load(std::path::Path::new("models"))?;
-    let pages: Vec<String> = goce_warc::eval::load(&dir)?.iter().filter(|p| p.held_out).filter_map(|p| p.read_html().ok()).collect();
+    let pages: Vec<String> = goce_warc_train::gold::load(&dir)?.iter().filter(|p| p.held_out).filter_map(|p| p.read_html().ok()).collect();
     let mut t = [Duration::ZERO; 6];
     // Every block input's bits and every text, hashed: a speed-up must leave it unchanged.
     let mut checksum = std::hash::DefaultHasher::new();

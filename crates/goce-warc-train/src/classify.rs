@@ -1,4 +1,4 @@
-//! `goce-warc train` (`make model`): renders a WCXB-style dataset with the lite renderer,
+//! `goce-warc-train train` (`make model`): renders a WCXB-style dataset with the lite renderer,
 //! splits it by domain with a fixed seed, trains the ResNet and the html-features
 //! baseline on the training domains, picks the ResNet epoch by validation loss, scores
 //! both on the held-out test domains and writes `models/` with its model card.
@@ -11,18 +11,19 @@ use rayon::prelude::*;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
-use crate::analyse::{ExtractLimits, Genre, PageAnalysis, parse_page};
-use crate::classify::features::{FEATURE_COUNT, FEATURES, Features, PAPER_FEATURE_COUNT};
-use crate::classify::linear::{LINEAR_TRAINING, LinearModel, standardisation};
-use crate::classify::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
-use crate::classify::words::{WordBag, WordModel, WordTraining, word_counts};
-use crate::classify::{
-    CASCADE_MODEL, ClassifyError, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC, RESNET_WEIGHTS,
+use crate::TrainError;
+use crate::gold::dataset;
+use goce_warc::analyse::{ExtractLimits, Genre, PageAnalysis, parse_page};
+use goce_warc::classify::features::{FEATURE_COUNT, FEATURES, Features, PAPER_FEATURE_COUNT};
+use goce_warc::classify::linear::{LINEAR_TRAINING, LinearModel, standardisation};
+use goce_warc::classify::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
+use goce_warc::classify::words::{WordBag, WordModel, WordTraining, word_counts};
+use goce_warc::classify::{
+    CASCADE_MODEL, CheckRecord, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC, RESNET_WEIGHTS,
     WORD_MODEL, cascade, select_device,
 };
-use crate::dom::FOR_RENDERING;
-use crate::gold::dataset;
-use crate::render::{Picture, RenderOptions, render_lite};
+use goce_warc::dom::FOR_RENDERING;
+use goce_warc::render::{Picture, RenderOptions, render_lite};
 
 /// Everything `train` is told; the defaults are the shipped model's.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -79,6 +80,17 @@ impl AddedPages {
     /// The folder's name: the prefix of its pages' ids and the name of its test scores.
     pub fn name(&self) -> String {
         self.dir.file_name().map_or_else(|| self.dir.display().to_string(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
+/// `DIR=TYPE`, as `train --add` takes it: `../shared/data/zyte-products=product`.
+impl std::str::FromStr for AddedPages {
+    type Err = String;
+
+    fn from_str(spec: &str) -> Result<Self, String> {
+        let (dir, name) = spec.rsplit_once('=').ok_or("want DIR=TYPE, e.g. ../shared/data/zyte-products=product")?;
+        let page_type = PageType::parse(name).ok_or_else(|| format!("{name:?} is not one of the seven page types"))?;
+        Ok(Self { dir: PathBuf::from(dir), page_type })
     }
 }
 
@@ -169,7 +181,7 @@ pub struct Sample {
 /// Writes the prepared pages as JSON lines (id, domain, split, label, the fused features
 /// by name, the words by field) for analysis outside goce-warc (the head experiments of
 /// docs/experiments.md fitted scikit-learn heads to them).
-pub fn write_samples(samples: &[Sample], path: &Path) -> Result<(), ClassifyError> {
+pub fn write_samples(samples: &[Sample], path: &Path) -> Result<(), TrainError> {
     use std::io::Write;
     #[derive(serde::Serialize)]
     struct Line<'a> {
@@ -182,8 +194,8 @@ pub fn write_samples(samples: &[Sample], path: &Path) -> Result<(), ClassifyErro
         /// (field, word, count); fields as in `words.rs`: text, class and id words, title, URL.
         words: &'a [(usize, String, u32)],
     }
-    let err = |e: &dyn std::fmt::Display| ClassifyError::Training { what: path.display().to_string(), detail: e.to_string() };
-    let file = std::fs::File::create(path).map_err(|e| err(&e))?;
+    let err = |e| TrainError::io(path, e);
+    let file = std::fs::File::create(path).map_err(err)?;
     let mut out = std::io::BufWriter::new(file);
     let feature_names: Vec<&'static str> = FEATURES.iter().map(|f| f.name).collect();
     for s in samples {
@@ -196,15 +208,15 @@ pub fn write_samples(samples: &[Sample], path: &Path) -> Result<(), ClassifyErro
             features: &s.features.values,
             words: &s.words,
         };
-        serde_json::to_writer(&mut out, &line).map_err(|e| err(&e))?;
-        out.write_all(b"\n").map_err(|e| err(&e))?;
+        serde_json::to_writer(&mut out, &line).map_err(|e| TrainError::json(path.display(), e))?;
+        out.write_all(b"\n").map_err(err)?;
     }
-    out.flush().map_err(|e| err(&e))
+    out.flush().map_err(err)
 }
 
 /// Renders and featurises every page of the dataset (in parallel).
-pub fn prepare(config: &TrainConfig) -> Result<(Vec<Sample>, BTreeMap<String, usize>), ClassifyError> {
-    let load = |dir: &Path| dataset::load(dir).map_err(|e| ClassifyError::Training { what: dir.display().to_string(), detail: e.to_string() });
+pub fn prepare(config: &TrainConfig) -> Result<(Vec<Sample>, BTreeMap<String, usize>), TrainError> {
+    let load = |dir: &Path| dataset::load(dir);
     let mut pages = load(&config.dataset)?;
     for added in &config.added {
         let name = added.name();
@@ -363,11 +375,11 @@ pub fn renderer_description(options: &RenderOptions) -> String {
 /// Trains both classifiers and writes `models/`. `log` gets a line per step.
 /// Trains and writes every classifier model; with `cascade_only`, only the cascade's gate
 /// (no report then: the ResNet and its figures are kept).
-pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainReport>, ClassifyError> {
+pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainReport>, TrainError> {
     tch::set_num_threads(i32::try_from(config.threads.max(1)).unwrap_or(1));
     tch::manual_seed(i64::try_from(config.seed % (1 << 62)).unwrap_or(0));
     let device = select_device(config.device)?;
-    std::fs::create_dir_all(&config.out).map_err(|e| ClassifyError::Training { what: config.out.display().to_string(), detail: e.to_string() })?;
+    std::fs::create_dir_all(&config.out).map_err(|e| TrainError::io(&config.out, e))?;
 
     let started = Instant::now();
     let (samples, skipped) = prepare(config)?;
@@ -398,7 +410,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
         test_set.len()
     ));
     if train_set.is_empty() || validation_set.is_empty() || test_set.is_empty() {
-        return Err(ClassifyError::Training { what: "split".into(), detail: "a split is empty; the dataset is too small".into() });
+        return Err(TrainError::Data("a split is empty; the dataset is too small".into()));
     }
     let mut split_pages = BTreeMap::new();
     for (name, set) in
@@ -437,7 +449,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     let train_docs: Vec<&[(usize, String, u32)]> = train_set.iter().map(|s| s.words.as_slice()).collect();
     let word_model = WordModel::train(&train_docs, &labels, &weights, &config.words)?;
     let folds = config.word_folds.max(2);
-    let fold_of = |s: &Sample| splitmix(crate::classify::words::word_hash(0, &s.domain)) % folds;
+    let fold_of = |s: &Sample| splitmix(goce_warc::classify::words::word_hash(0, &s.domain)) % folds;
     let mut train_word_scores = vec![[0.0f32; PAGE_TYPE_COUNT]; train_set.len()];
     for fold in 0..folds {
         let (inside, outside): (Vec<usize>, Vec<usize>) = (0..train_set.len()).partition(|&i| fold_of(train_set[i]) == fold);
@@ -584,7 +596,7 @@ fn write_cascade(
     validation: &[&Sample],
     test: &[&Sample],
     log: &dyn Fn(&str),
-) -> Result<cascade::CascadeFile, ClassifyError> {
+) -> Result<cascade::CascadeFile, TrainError> {
     let mut sweep = Vec::new();
     for (name, set) in [("validation", validation), ("test", test)] {
         let gold: Vec<PageType> = set.iter().map(|s| s.label).collect();
@@ -619,7 +631,7 @@ fn choose_threshold(set: &[&Sample], probabilities: &[[f32; PAGE_TYPE_COUNT]]) -
     for step in 4..=16 {
         let t = step as f32 * 0.05;
         let right =
-            set.iter().zip(probabilities).filter(|(s, p)| (crate::classify::list_view_probability(p) > t) == (s.label.genre() == Genre::ListView)).count();
+            set.iter().zip(probabilities).filter(|(s, p)| (goce_warc::classify::list_view_probability(p) > t) == (s.label.genre() == Genre::ListView)).count();
         if right > best.0 || (right == best.0 && (t - 0.5).abs() < (best.1 - 0.5).abs()) {
             best = (right, t);
         }
@@ -629,10 +641,10 @@ fn choose_threshold(set: &[&Sample], probabilities: &[[f32; PAGE_TYPE_COUNT]]) -
 
 /// The cascade gate's own predictions: its linear model over each page's fused inputs.
 fn gate_predictions(fused: &LinearModel, net: &GenreNet, set: &[&Sample]) -> Vec<Prediction> {
-    set.iter().map(|s| Prediction::from_probabilities(fused.probabilities(&crate::classify::resnet::fused_row(&s.features, net.words.as_ref())))).collect()
+    set.iter().map(|s| Prediction::from_probabilities(fused.probabilities(&goce_warc::classify::resnet::fused_row(&s.features, net.words.as_ref())))).collect()
 }
 
-fn predict_samples(net: &GenreNet, set: &[&Sample]) -> Result<Vec<Prediction>, ClassifyError> {
+fn predict_samples(net: &GenreNet, set: &[&Sample]) -> Result<Vec<Prediction>, TrainError> {
     let mut out = Vec::with_capacity(set.len());
     for chunk in set.chunks(64) {
         let inputs: Vec<NetInput<'_>> = chunk.iter().map(|s| NetInput { picture: Some(&s.picture), features: &s.features }).collect();
@@ -680,7 +692,7 @@ fn train_resnet(
     class_weights: &[f32],
     start: Option<&[Vec<f32>]>,
     log: &dyn Fn(&str),
-) -> Result<(Vec<EpochLog>, usize, i64), ClassifyError> {
+) -> Result<(Vec<EpochLog>, usize, i64), TrainError> {
     let vs = nn::VarStore::new(device);
     let mut net = Net::new(&vs.root(), spec);
     if let Some(weights) = start {
@@ -791,19 +803,19 @@ fn train_resnet(
 
 /// Renders the check pages and records both classifiers' outputs on them, for the
 /// regression test (`tests/classify.rs`).
-fn record_check_outputs(config: &TrainConfig, net: &GenreNet, linear: &LinearModel) -> Result<(), ClassifyError> {
+fn record_check_outputs(config: &TrainConfig, net: &GenreNet, linear: &LinearModel) -> Result<(), TrainError> {
     let dir = config.out.join("check");
-    let err = |detail: String| ClassifyError::Training { what: dir.display().to_string(), detail };
-    std::fs::create_dir_all(&dir).map_err(|e| err(e.to_string()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| TrainError::io(&dir, e))?;
     let mut records = Vec::new();
     for page in &config.check_pages {
-        let html = std::fs::read_to_string(page).map_err(|e| err(format!("{}: {e}", page.display())))?;
-        let dom = parse_page(&html, &ExtractLimits::default(), &FOR_RENDERING).map_err(|e| err(e.to_string()))?;
+        let html = std::fs::read_to_string(page).map_err(|e| TrainError::io(page, e))?;
+        let dom = parse_page(&html, &ExtractLimits::default(), &FOR_RENDERING).map_err(|source| TrainError::Page { page: page.clone(), source })?;
         let picture = render_lite(&dom, &RenderOptions::default()).picture;
         let features = Features::of(&dom, "");
         let name = page.file_stem().and_then(|s| s.to_str()).unwrap_or("page").to_string();
-        let png = picture.to_png().map_err(|e| err(e.to_string()))?;
-        std::fs::write(dir.join(format!("{name}.png")), png).map_err(|e| err(e.to_string()))?;
+        let png = picture.to_png().map_err(|source| TrainError::Picture { page: page.clone(), source })?;
+        let png_path = dir.join(format!("{name}.png"));
+        std::fs::write(&png_path, png).map_err(|e| TrainError::io(&png_path, e))?;
         let resnet = net.predict(&[NetInput { picture: Some(&picture), features: &features }])?.remove(0);
         records.push(CheckRecord {
             picture: format!("{name}.png"),
@@ -816,22 +828,9 @@ fn record_check_outputs(config: &TrainConfig, net: &GenreNet, linear: &LinearMod
     write_json(&dir.join("outputs.json"), &records)
 }
 
-/// One recorded input and the outputs the shipped models gave for it.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct CheckRecord {
-    pub picture: String,
-    pub features: Vec<f32>,
-    /// The page's hashed word counts.
-    #[serde(default)]
-    pub words: Vec<(u64, u32)>,
-    pub resnet: Vec<f32>,
-    pub html_features: Vec<f32>,
-}
-
-fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ClassifyError> {
-    let err = |detail: String| ClassifyError::Training { what: path.display().to_string(), detail };
-    let text = serde_json::to_string_pretty(value).map_err(|e| err(e.to_string()))?;
-    std::fs::write(path, text + "\n").map_err(|e| err(e.to_string()))
+fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), TrainError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| TrainError::json(path.display(), e))?;
+    std::fs::write(path, text + "\n").map_err(|e| TrainError::io(path, e))
 }
 
 /// The domain split a shipped model was trained with (from `models/metrics.json`).
@@ -853,15 +852,14 @@ impl RecordedSplit {
     }
 }
 
-pub fn recorded_split(models: &Path) -> Result<RecordedSplit, ClassifyError> {
+pub fn recorded_split(models: &Path) -> Result<RecordedSplit, TrainError> {
     #[derive(serde::Deserialize)]
     struct Metrics {
         config: RecordedSplit,
     }
     let path = models.join("metrics.json");
-    let err = |detail: String| ClassifyError::Model { path: path.clone(), detail };
-    let text = std::fs::read_to_string(&path).map_err(|e| err(e.to_string()))?;
-    let metrics: Metrics = serde_json::from_str(&text).map_err(|e| err(e.to_string()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| TrainError::io(&path, e))?;
+    let metrics: Metrics = serde_json::from_str(&text).map_err(|e| TrainError::json(path.display(), e))?;
     Ok(metrics.config)
 }
 
@@ -871,7 +869,7 @@ pub fn model_card(report: &TrainReport) -> String {
     let pct = |v: f64| format!("{:.1}%", 100.0 * v);
     let mut out = String::new();
     out += "# goce-warc genre models\n\n";
-    out += "Written by `make model` (`goce-warc train`); do not edit by hand. Figures below are from that run.\n\n";
+    out += "Written by `make model` (`goce-warc-train train`); do not edit by hand. Figures below are from that run.\n\n";
     out += "| file | what |\n|---|---|\n";
     out += &format!("| `{RESNET_WEIGHTS}` | the ResNet's weights (safetensors) |\n");
     out += &format!("| `{RESNET_SPEC}` | its shape, input contract and feature statistics |\n");
@@ -1008,7 +1006,7 @@ pub fn model_card(report: &TrainReport) -> String {
         );
     }
     let added: String = c.added.iter().map(|a| format!(" --add {}={}", a.dir.display(), a.page_type.name())).collect();
-    out += &format!("\n## Reproduce\n\n```\nmake model # goce-warc train --dataset {}{added} --out models\n```\n", c.dataset.display());
+    out += &format!("\n## Reproduce\n\n```\nmake model # goce-warc-train train --dataset {}{added} --out models\n```\n", c.dataset.display());
     out += &format!("\ngoce-warc {}.\n", report.goce_warc_version);
     out
 }
@@ -1016,6 +1014,16 @@ pub fn model_card(report: &TrainReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn added_pages_name_a_folder_and_one_of_the_seven_types() {
+        let added: AddedPages = "../shared/data/zyte-products=product".parse().unwrap();
+        assert_eq!(added.dir, PathBuf::from("../shared/data/zyte-products"));
+        assert_eq!(added.page_type, PageType::Product);
+        assert_eq!(added.name(), "zyte-products");
+        assert!("../shared/data/zyte-products".parse::<AddedPages>().unwrap_err().contains("DIR=TYPE"));
+        assert!("pages=recipe".parse::<AddedPages>().unwrap_err().contains("not one of the seven page types"));
+    }
 
     #[test]
     fn domains_ignore_scheme_www_port_and_path() {

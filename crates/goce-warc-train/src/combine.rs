@@ -1,4 +1,4 @@
-//! Training and honest evaluation of the combiner (`goce-warc train-extract`,
+//! Training and honest evaluation of the combiner (`goce-warc-train train-extract`,
 //! `make model-extract`).
 //!
 //! Pages: WCXB-dev (its held-out fifth stays out of everything here), CleanEval and
@@ -18,15 +18,16 @@ use forust_ml::sampler::SampleMethod;
 use forust_ml::{GradientBooster, Matrix};
 use rayon::prelude::*;
 
-use crate::classify::Prediction;
-use crate::dom::{DomLimits, FOR_WEB2TEXT};
-use crate::extract::combine::blocks::{BlockTable, feature_count};
-use crate::extract::combine::{CombineError, CombinerModel, Decision, column_major, confidence, content_blocks};
-use crate::extract::web2text::align;
-use crate::extract::{ExtractModels, Extractor, Genre, PageAnalysis};
+use crate::TrainError;
+use crate::classify::RecordedSplit;
 use crate::gold::GoldPage;
 use crate::gold::metrics::{lcs_prf, word_prf, words};
-use crate::train::classify::RecordedSplit;
+use goce_warc::classify::Prediction;
+use goce_warc::dom::{DomLimits, FOR_WEB2TEXT};
+use goce_warc::extract::combine::blocks::{BlockTable, feature_count};
+use goce_warc::extract::combine::{CombinerModel, Decision, column_major, confidence, content_blocks};
+use goce_warc::extract::web2text::align;
+use goce_warc::extract::{ExtractModels, Extractor, Genre, PageAnalysis};
 
 /// Not an extractor: the blocks the labels call content, scored against the gold text.
 /// What any block decision could reach on a page (its gold text may not be in the HTML at all).
@@ -216,16 +217,15 @@ fn calibration(prepared: &[Prepared], probabilities: &[Vec<f64>]) -> Vec<Calibra
 }
 
 /// The pages of the three datasets that training may see (held-out fifths left out).
-pub fn load_pages(config: &TrainConfig) -> Result<Vec<(&'static str, GoldPage)>, CombineError> {
-    let dataset_error = |dir: &Path, e: crate::gold::GoldError| CombineError::Training { what: dir.display().to_string(), detail: e.to_string() };
+pub fn load_pages(config: &TrainConfig) -> Result<Vec<(&'static str, GoldPage)>, TrainError> {
     let mut pages = Vec::new();
-    for page in crate::gold::load(&config.wcxb).map_err(|e| dataset_error(&config.wcxb, e))? {
+    for page in crate::gold::load(&config.wcxb)? {
         if !page.held_out {
             pages.push(("wcxb", page));
         }
     }
     if let Some(dir) = &config.scrapinghub {
-        for page in crate::gold::load(dir).map_err(|e| dataset_error(dir, e))? {
+        for page in crate::gold::load(dir)? {
             if !page.held_out {
                 pages.push(("scrapinghub", page));
             }
@@ -239,11 +239,11 @@ pub fn load_pages(config: &TrainConfig) -> Result<Vec<(&'static str, GoldPage)>,
 
 /// CleanEval's pages as gold pages: the URL from the gold file's first line, the gold text
 /// without its markers. CleanEval has no page types; they count as articles.
-fn load_cleaneval(dir: &Path) -> Result<Vec<GoldPage>, CombineError> {
+fn load_cleaneval(dir: &Path) -> Result<Vec<GoldPage>, TrainError> {
     let mut pages = Vec::new();
     for part in ["dev", "final"] {
         let gold_dir = dir.join(part).join("GoldStandard");
-        let entries = std::fs::read_dir(&gold_dir).map_err(|e| CombineError::Training { what: gold_dir.display().to_string(), detail: e.to_string() })?;
+        let entries = std::fs::read_dir(&gold_dir).map_err(|e| TrainError::io(&gold_dir, e))?;
         for entry in entries.flatten() {
             let path = entry.path();
             let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
@@ -275,7 +275,7 @@ fn load_cleaneval(dir: &Path) -> Result<Vec<GoldPage>, CombineError> {
 /// A URL's registrable domain, roughly: the host without `www.`, cut to its last two
 /// labels (three under a two-letter country code with a short second level, `co.uk`).
 pub fn domain_of(url: &str) -> String {
-    let host = crate::train::classify::domain_of(url).to_ascii_lowercase();
+    let host = crate::classify::domain_of(url).to_ascii_lowercase();
     let labels: Vec<&str> = host.split('.').filter(|l| !l.is_empty()).collect();
     let keep = match labels.as_slice() {
         [.., second, tld] if tld.len() == 2 && second.len() <= 3 && labels.len() >= 3 => 3,
@@ -309,7 +309,7 @@ pub fn prepare(
         .into_par_iter()
         .filter_map(|(dataset, page)| {
             let html = page.read_html().ok()?;
-            let dom = crate::dom::Dom::parse_with(&html, DomLimits { max_elements: 200_000, deadline: None }, &FOR_WEB2TEXT).ok()?;
+            let dom = goce_warc::dom::Dom::parse_with(&html, DomLimits { max_elements: 200_000, deadline: None }, &FOR_WEB2TEXT).ok()?;
             let analysis = PageAnalysis::new(&dom);
             let prediction = predictions.get(&format!("{dataset}/{}", page.id));
             let mut table = BlockTable::of(&analysis);
@@ -347,7 +347,7 @@ fn page_types_blanked(page: &Prepared, share: f64) -> bool {
 
 /// Trains the first block trees on the given pages' blocks (their own rows, the page
 /// types blanked on [`TreeSettings::page_type_dropout`] of the pages).
-pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel, CombineError> {
+pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel, TrainError> {
     let rows_of = |k: usize| {
         let table = &pages[k].table;
         if page_types_blanked(pages[k], settings.page_type_dropout) {
@@ -407,7 +407,7 @@ fn fit_booster<'a>(
     iterations: usize,
     settings: &TreeSettings,
     page_factor: &dyn Fn(usize) -> f64,
-) -> Result<GradientBooster, CombineError> {
+) -> Result<GradientBooster, TrainError> {
     // The two genres weigh the same in all: list pages are a minority of the gold pages
     // (a fifth of WCXB-dev, none of CleanEval or Scrapinghub) but half of the goal.
     let list_pages = pages.iter().filter(|p| p.page.genre == Genre::ListView).count().max(1);
@@ -453,7 +453,7 @@ fn fit_booster<'a>(
         // 2.6 times faster with the same text on every page (docs/extraction.md, *Training*).
         .set_tiled_histograms(true)
         .set_parallel(true);
-    booster.fit(&matrix, &y, &weights, None).map_err(|e| CombineError::Training { what: "fitting the trees".into(), detail: e.to_string() })?;
+    booster.fit(&matrix, &y, &weights, None).map_err(|source| TrainError::Trees { what: "the block trees", source })?;
     Ok(booster)
 }
 
@@ -469,7 +469,7 @@ pub struct ConfidenceRow {
 const CONFIDENCE_TREES: usize = 100;
 
 /// The confidence trees: small boosted regression trees predicting the text's word F1.
-pub fn fit_confidence(rows: &[&ConfidenceRow], settings: &TreeSettings) -> Result<GradientBooster, CombineError> {
+pub fn fit_confidence(rows: &[&ConfidenceRow], settings: &TreeSettings) -> Result<GradientBooster, TrainError> {
     let cols = rows.first().map_or(0, |r| r.inputs.len());
     let flat: Vec<f32> = rows.iter().flat_map(|r| r.inputs.iter().copied()).collect();
     let columns = column_major(&flat, rows.len());
@@ -485,9 +485,7 @@ pub fn fit_confidence(rows: &[&ConfidenceRow], settings: &TreeSettings) -> Resul
         .set_min_leaf_weight(10.0)
         .set_seed(settings.seed)
         .set_parallel(false);
-    booster
-        .fit(&matrix, &y, &vec![1.0; rows.len()], None)
-        .map_err(|e| CombineError::Training { what: "fitting the confidence trees".into(), detail: e.to_string() })?;
+    booster.fit(&matrix, &y, &vec![1.0; rows.len()], None).map_err(|source| TrainError::Trees { what: "the confidence trees", source })?;
     Ok(booster)
 }
 
@@ -593,7 +591,7 @@ pub struct CvOutcome {
 /// domain, beside the baselines on the same pages. Two levels: the block trees of each
 /// fold give the confidence trees' out-of-fold inputs; those are then cross-validated on
 /// them with the same folds.
-pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(&str)) -> Result<CvOutcome, CombineError> {
+pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(&str)) -> Result<CvOutcome, TrainError> {
     let started = Instant::now();
     let folds = config.folds.max(2);
     let fold_of_page: Vec<usize> = prepared.iter().map(|p| fold_of(&p.domain, folds)).collect();
@@ -855,10 +853,10 @@ pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, se
 /// Fits the shipped model on every prepared page: the block trees, and the confidence
 /// trees on the cross-validation's out-of-fold rows (pages as new sites look to the block
 /// trees); writes it into `out`.
-pub fn train_final(prepared: &[Prepared], cv: &CvOutcome, config: &TrainConfig) -> Result<(usize, usize), CombineError> {
+pub fn train_final(prepared: &[Prepared], cv: &CvOutcome, config: &TrainConfig) -> Result<(usize, usize), TrainError> {
     let all: Vec<&Prepared> = prepared.iter().collect();
     let model = fit(&all, &config.trees)?.with_confidence(fit_confidence(&cv.rows.iter().collect::<Vec<_>>(), &config.trees)?);
-    std::fs::create_dir_all(&config.out).map_err(|e| CombineError::Training { what: config.out.display().to_string(), detail: e.to_string() })?;
+    std::fs::create_dir_all(&config.out).map_err(|e| TrainError::io(&config.out, e))?;
     model.save(&config.out)?;
     let blocks = prepared.iter().map(|p| p.table.words.iter().filter(|&&w| w > 0).count()).sum();
     Ok((prepared.len(), blocks))
@@ -931,7 +929,7 @@ mod tests {
                 held_out: false,
             },
             domain: String::new(),
-            table: BlockTable::of(&PageAnalysis::new(&crate::dom::Dom::parse_unbounded("<p>x</p>"))),
+            table: BlockTable::of(&PageAnalysis::new(&goce_warc::dom::Dom::parse_unbounded("<p>x</p>"))),
             labels: Vec::new(),
             shares: Vec::new(),
             gold_words: Vec::new(),

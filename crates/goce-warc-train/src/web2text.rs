@@ -1,4 +1,4 @@
-//! `goce-warc train-web2text` (`make model-web2text`): CleanEval pages → blocks,
+//! `goce-warc-train train-web2text` (`make model-web2text`): CleanEval pages → blocks,
 //! features and labels aligned from the gold text → the paper's split (531 train, 58
 //! validation, 148 test; fixed seed) → the unary and the pairwise CNN trained apart with
 //! Adam on random 9-block excerpts, each kept at its best validation score → the model
@@ -12,13 +12,14 @@ use rayon::prelude::*;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Tensor};
 
-use crate::extract::ExtractLimits;
-use crate::extract::web2text::features::{BLOCK_FEATURES, EDGE_FEATURES};
-use crate::extract::web2text::net::{ModelSpec, SequenceCnn, Web2TextModel, sequence_tensor, standardise};
-use crate::extract::web2text::viterbi::Label;
-use crate::extract::web2text::{Inference, MODEL_SPEC, MODEL_WEIGHTS, PageBlocks, Web2TextError, align};
+use crate::TrainError;
+use crate::classify::splitmix;
 use crate::gold::metrics::{word_prf, words};
-use crate::train::classify::splitmix;
+use goce_warc::extract::ExtractLimits;
+use goce_warc::extract::web2text::features::{BLOCK_FEATURES, EDGE_FEATURES};
+use goce_warc::extract::web2text::net::{ModelSpec, SequenceCnn, Web2TextModel, sequence_tensor, standardise};
+use goce_warc::extract::web2text::viterbi::Label;
+use goce_warc::extract::web2text::{Inference, MODEL_SPEC, MODEL_WEIGHTS, PageBlocks, Web2TextError, align};
 
 /// The paper's split sizes.
 pub const TEST_PAGES: usize = 148;
@@ -96,11 +97,11 @@ impl BlockScores {
 /// Reads CleanEval (`dev/` and `final/`, each `input/N.html` + `GoldStandard/N.txt`)
 /// into labelled pages, ids `dev/N` and `final/N`, sorted. Pages without blocks are left
 /// out (counted in the returned number).
-pub fn load_cleaneval(dir: &Path) -> Result<(Vec<LabelledPage>, usize), Web2TextError> {
+pub fn load_cleaneval(dir: &Path) -> Result<(Vec<LabelledPage>, usize), TrainError> {
     let mut pairs = Vec::new();
     for part in ["dev", "final"] {
         let gold_dir = dir.join(part).join("GoldStandard");
-        let entries = std::fs::read_dir(&gold_dir).map_err(|e| Web2TextError::Training { what: gold_dir.display().to_string(), detail: e.to_string() })?;
+        let entries = std::fs::read_dir(&gold_dir).map_err(|e| TrainError::io(&gold_dir, e))?;
         for entry in entries.flatten() {
             let path = entry.path();
             let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
@@ -116,7 +117,7 @@ pub fn load_cleaneval(dir: &Path) -> Result<(Vec<LabelledPage>, usize), Web2Text
         .map(|(id, html, gold)| {
             let html = std::fs::read(html).ok()?;
             let gold = std::fs::read(gold).ok()?;
-            let html = crate::page::charset::decode(&html, None, None).text;
+            let html = goce_warc::page::charset::decode(&html, None, None).text;
             let gold = align::cleaneval_gold(&String::from_utf8_lossy(&gold));
             labelled(id.clone(), &html, gold)
         })
@@ -132,7 +133,7 @@ fn natural_key(id: &str) -> (String, u64, String) {
 }
 
 fn labelled(id: String, html: &str, gold: String) -> Option<LabelledPage> {
-    let dom = crate::extract::parse_page(html, &ExtractLimits::default(), &crate::dom::FOR_WEB2TEXT).ok()?;
+    let dom = goce_warc::extract::parse_page(html, &ExtractLimits::default(), &goce_warc::dom::FOR_WEB2TEXT).ok()?;
     let page = PageBlocks::of(&dom);
     if page.blocks.is_empty() {
         return None;
@@ -142,8 +143,8 @@ fn labelled(id: String, html: &str, gold: String) -> Option<LabelledPage> {
 }
 
 /// WCXB pages labelled from their gold `main_content`: (tuning part, held-aside part).
-pub fn load_wcxb(dir: &Path) -> Result<(Vec<LabelledPage>, Vec<LabelledPage>), Web2TextError> {
-    let pages = crate::gold::dataset::load(dir).map_err(|e| Web2TextError::Training { what: dir.display().to_string(), detail: e.to_string() })?;
+pub fn load_wcxb(dir: &Path) -> Result<(Vec<LabelledPage>, Vec<LabelledPage>), TrainError> {
+    let pages = crate::gold::dataset::load(dir)?;
     let loaded: Vec<(bool, Option<LabelledPage>)> =
         pages.par_iter().map(|p| (p.held_out, p.read_html().ok().and_then(|html| labelled(format!("wcxb/{}", p.id), &html, p.main_content.clone())))).collect();
     let (mut tuning, mut held) = (Vec::new(), Vec::new());
@@ -221,7 +222,7 @@ pub struct WcxbScores {
     pub blocks: BlockScores,
 }
 
-pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Web2TextError> {
+pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, TrainError> {
     let started = Instant::now();
     tch::manual_seed(i64::try_from(config.seed % (1 << 62)).unwrap_or(0));
     let (pages, left_out) = load_cleaneval(&config.cleaneval)?;
@@ -257,7 +258,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
 
     let usable: Vec<&LabelledPage> = train_set.iter().filter(|p| p.labels.len() >= PATCH).collect();
     if usable.is_empty() {
-        return Err(Web2TextError::Training { what: "training set".into(), detail: format!("no page has {PATCH} blocks") });
+        return Err(TrainError::Data(format!("no training page has the {PATCH} blocks of a patch")));
     }
     let (unary_best_step, unary_validation_f1) = fit(
         config,
@@ -269,8 +270,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
         |_| {
             Ok(score(&validation, |p| {
                 let xs = sequence_tensor(&p.page.blocks, &spec.block_mean, &spec.block_std);
-                let probs = crate::extract::web2text::net::probabilities::<2>(&tch::no_grad(|| unary.forward_t(&xs, false)))?;
-                Ok(crate::extract::web2text::viterbi::unary_only(&probs))
+                let probs = goce_warc::extract::web2text::net::probabilities::<2>(&tch::no_grad(|| unary.forward_t(&xs, false)))?;
+                Ok(goce_warc::extract::web2text::viterbi::unary_only(&probs))
             })?
             .f1)
         },
@@ -290,7 +291,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
                     continue;
                 }
                 let es = sequence_tensor(&p.page.edges, &spec.edge_mean, &spec.edge_std);
-                let probs = crate::extract::web2text::net::probabilities::<4>(&tch::no_grad(|| pairwise.forward_t(&es, false)))?;
+                let probs = goce_warc::extract::web2text::net::probabilities::<4>(&tch::no_grad(|| pairwise.forward_t(&es, false)))?;
                 for (i, pr) in probs.iter().enumerate() {
                     let want = usize::from(p.labels[i]) * 2 + usize::from(p.labels[i + 1]);
                     let got = (0..4).max_by(|&a, &b| pr[a].total_cmp(&pr[b])).unwrap_or(0);
@@ -304,15 +305,16 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
     )?;
 
     // Save both networks in one file, then load it back exactly as `extract` will.
-    std::fs::create_dir_all(&config.out).map_err(|e| Web2TextError::Training { what: config.out.display().to_string(), detail: e.to_string() })?;
+    std::fs::create_dir_all(&config.out).map_err(|e| TrainError::io(&config.out, e))?;
     let mut named: Vec<(String, Tensor)> = Vec::new();
     for vs in [&vs_unary, &vs_pairwise] {
         named.extend(vs.variables());
     }
     named.sort_by(|a, b| a.0.cmp(&b.0));
     Tensor::write_safetensors(&named, config.out.join(MODEL_WEIGHTS))?;
-    let spec_json = serde_json::to_string_pretty(&spec).map_err(|e| Web2TextError::Training { what: "spec".into(), detail: e.to_string() })?;
-    std::fs::write(config.out.join(MODEL_SPEC), spec_json + "\n").map_err(|e| Web2TextError::Training { what: MODEL_SPEC.into(), detail: e.to_string() })?;
+    let spec_json = serde_json::to_string_pretty(&spec).map_err(|e| TrainError::json(MODEL_SPEC, e))?;
+    let spec_path = config.out.join(MODEL_SPEC);
+    std::fs::write(&spec_path, spec_json + "\n").map_err(|e| TrainError::io(&spec_path, e))?;
     let model = Web2TextModel::load(&config.out)?;
 
     let test_structured = score(&test, |p| model.labels(&p.page, Inference::Structured))?;
@@ -357,14 +359,14 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, We
         wcxb_held_out,
         seconds: started.elapsed().as_secs_f64(),
     };
-    let json = serde_json::to_string_pretty(&report).map_err(|e| Web2TextError::Training { what: "report".into(), detail: e.to_string() })?;
-    std::fs::write(config.out.join("web2text-metrics.json"), json + "\n")
-        .map_err(|e| Web2TextError::Training { what: "web2text-metrics.json".into(), detail: e.to_string() })?;
+    let metrics_path = config.out.join("web2text-metrics.json");
+    let json = serde_json::to_string_pretty(&report).map_err(|e| TrainError::json(metrics_path.display(), e))?;
+    std::fs::write(&metrics_path, json + "\n").map_err(|e| TrainError::io(&metrics_path, e))?;
     Ok(report)
 }
 
 /// Block scores of a labelling function over pages.
-pub fn score(pages: &[LabelledPage], mut label: impl FnMut(&LabelledPage) -> Result<Vec<Label>, Web2TextError>) -> Result<BlockScores, Web2TextError> {
+pub fn score(pages: &[LabelledPage], mut label: impl FnMut(&LabelledPage) -> Result<Vec<Label>, Web2TextError>) -> Result<BlockScores, TrainError> {
     let (mut tp, mut fp, mut fn_, mut tn) = (0, 0, 0, 0);
     for p in pages {
         for (&got, &want) in label(p)?.iter().zip(&p.labels) {
@@ -395,9 +397,9 @@ fn fit(
     spec: &ModelSpec,
     head: Head,
     log: &dyn Fn(&str),
-    validate: impl Fn(usize) -> Result<f64, Web2TextError>,
+    validate: impl Fn(usize) -> Result<f64, TrainError>,
     net: &SequenceCnn,
-) -> Result<(usize, f64), Web2TextError> {
+) -> Result<(usize, f64), TrainError> {
     let mut optimizer = nn::Adam { wd: config.weight_decay, ..Default::default() }.build(vs, config.learning_rate)?;
     let mut rng = config.seed ^ if head == Head::Unary { 0x0a } else { 0x0b };
     let mut next = |bound: usize| {
@@ -459,7 +461,7 @@ fn fit(
         }
     }
     let Some((value, step, weights)) = best else {
-        return Err(Web2TextError::Training { what: "training".into(), detail: "no validation score".into() });
+        return Err(TrainError::Data("training gave no validation score".into()));
     };
     let variables = vs.variables();
     tch::no_grad(|| {
@@ -478,7 +480,7 @@ pub fn model_card(r: &TrainReport, config: &TrainConfig) -> String {
     let row = |name: &str, s: &BlockScores| format!("| {name} | {:.3} | {:.3} | {:.3} | {:.3} |\n", s.accuracy, s.precision, s.recall, s.f1);
     let mut card = String::new();
     card.push_str("# Web2Text model card\n\n");
-    card.push_str("Written by `goce-warc train-web2text` (`make model-web2text`); do not edit by hand.\n\n");
+    card.push_str("Written by `goce-warc-train train-web2text` (`make model-web2text`); do not edit by hand.\n\n");
     card.push_str(&format!(
         "- **Data**: CleanEval 2007 (`../shared/data/cleaneval`, dev + final), labels aligned from the gold text \
          (unique 10-character snippets, divide and conquer, LCS for the rest; content when ≥ 2/3 of a block's \

@@ -4,7 +4,7 @@
 //! how much of the page was kept, whether the article and list-view extractors agree
 //! with the kept blocks, and the page-level inputs every block row ends with. They are
 //! trained on cross-validation's out-of-fold pages (as new sites look to the trees), so
-//! the prediction is calibrated on sites the trees never saw ([`crate::train::combine`]).
+//! the prediction is calibrated on sites the trees never saw (`goce_warc_train::combine`).
 
 use forust_ml::{GradientBooster, Matrix};
 

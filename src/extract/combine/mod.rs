@@ -6,7 +6,7 @@
 //! class/id words and tags above each block, and how the candidates relate on the page.
 //! Trained on every page with gold text in WCXB-dev, CleanEval and Scrapinghub, labels
 //! from the alignment Web2Text's trainer uses, and evaluated by domain-grouped
-//! cross-validation ([`crate::train::combine`]; `make model-extract`).
+//! cross-validation (`goce_warc_train::combine`; `make model-extract`).
 
 pub mod blocks;
 pub mod confidence;
@@ -30,8 +30,8 @@ const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retr
 pub enum CombineError {
     #[error("combiner model {path}: {detail}; {HOW_TO_FIX}")]
     Model { path: PathBuf, detail: String },
-    #[error("{what}: {detail}")]
-    Training { what: String, detail: String },
+    #[error("the block trees cannot be laid out for prediction")]
+    Unpredictable,
 }
 
 /// The stored model: the trees and what they were trained on.
@@ -80,8 +80,7 @@ pub struct CombinerModel {
 impl CombinerModel {
     /// A model of freshly trained trees (NaN missing values, indices in range).
     pub fn new(booster: GradientBooster, threshold: f64) -> Result<Self, CombineError> {
-        let flat = FlatTrees::of(&booster, blocks::feature_count())
-            .ok_or_else(|| CombineError::Training { what: "the block trees".into(), detail: "cannot be laid out for prediction".into() })?;
+        let flat = FlatTrees::of(&booster, blocks::feature_count()).ok_or(CombineError::Unpredictable)?;
         Ok(Self { booster, flat, threshold, decision: Decision::default(), confidence: None })
     }
 
@@ -203,7 +202,7 @@ pub fn sigmoid(x: f64) -> f64 {
 }
 
 /// Row-major f32 rows (`rows` of them) → the column-major f64 matrix forust-ml reads.
-pub(crate) fn column_major(row_major: &[f32], rows: usize) -> Vec<f64> {
+pub fn column_major(row_major: &[f32], rows: usize) -> Vec<f64> {
     let cols = row_major.len().checked_div(rows).unwrap_or(0);
     let mut out = vec![0.0; row_major.len()];
     for (r, row) in row_major.chunks_exact(cols.max(1)).enumerate() {

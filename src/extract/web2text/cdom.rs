@@ -336,7 +336,8 @@ impl Cdom {
     /// The CDOM without the subtrees of the `skip` tags.
     pub fn build_skipping(dom: &Dom, skip: &TagSet) -> Self {
         let start = dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT);
-        let mut builder = Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true, pending_space: true, phrasing_closed: false, sibling_gap: false, skip };
+        let mut builder =
+            Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true, pending_space: true, phrasing_closed: false, sibling_gap: false, skip };
         let root = builder.node(start, 0);
         let mut cdom = builder.cdom;
         cdom.root = root;

@@ -3,7 +3,7 @@
 //! neighbouring blocks ([`features`]) feed two small CNNs ([`net`]) whose probabilities
 //! define a hidden Markov model; Viterbi ([`viterbi`]) finds the most probable
 //! content/boilerplate labelling. Trained on CleanEval with labels aligned from its gold
-//! text ([`align`], [`crate::train::web2text`]); `make model-web2text`.
+//! text ([`align`], `goce_warc_train::web2text`); `make model-web2text`.
 
 pub mod align;
 pub mod cdom;
@@ -26,15 +26,10 @@ pub enum Web2TextError {
     #[error("Web2Text model file {path}: {detail}; {HOW_TO_FIX}")]
     Model { path: PathBuf, detail: String },
     #[error("LibTorch: {0}")]
-    Torch(String),
-    #[error("{what}: {detail}")]
-    Training { what: String, detail: String },
-}
-
-impl From<tch::TchError> for Web2TextError {
-    fn from(e: tch::TchError) -> Self {
-        Self::Torch(e.to_string())
-    }
+    Torch(#[from] tch::TchError),
+    /// The networks' state, not LibTorch, failed (a poisoned lock).
+    #[error("Web2Text's networks: {0}")]
+    Net(&'static str),
 }
 
 /// A page's blocks with their features, ready for the networks.

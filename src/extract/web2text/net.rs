@@ -168,7 +168,7 @@ impl Web2TextModel {
         let s = &self.spec;
         let xs = sequence_tensor(blocks, &s.block_mean, &s.block_std);
         let es = (!edges.is_empty()).then(|| sequence_tensor(edges, &s.edge_mean, &s.edge_std));
-        let guard = self.nets.lock().map_err(|_| Web2TextError::Torch("the model lock was poisoned".into()))?;
+        let guard = self.nets.lock().map_err(|_| Web2TextError::Net("their lock was poisoned"))?;
         let nets = &guard.1;
         tch::no_grad(|| -> Result<_, Web2TextError> {
             let unary = probabilities::<2>(&nets.unary.forward_t(&xs, false))?;
@@ -184,7 +184,7 @@ impl Web2TextModel {
 /// Logits [1, K, n] → softmax rows of K.
 pub fn probabilities<const K: usize>(logits: &Tensor) -> Result<Vec<[f32; K]>, Web2TextError> {
     let probs = logits.softmax(1, Kind::Float).squeeze_dim(0).transpose(0, 1).contiguous();
-    let flat: Vec<f32> = Vec::<f32>::try_from(probs.flatten(0, -1)).map_err(|e| Web2TextError::Torch(e.to_string()))?;
+    let flat: Vec<f32> = Vec::<f32>::try_from(probs.flatten(0, -1))?;
     Ok(flat
         .chunks_exact(K)
         .map(|c| {

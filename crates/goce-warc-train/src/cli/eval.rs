@@ -1,4 +1,4 @@
-//! `goce-warc eval`: extractors scored on a gold dataset.
+//! `goce-warc-train eval`: extractors scored on a gold dataset.
 
 use super::*;
 
@@ -14,8 +14,8 @@ pub struct EvalArgs {
     pub extractor: Vec<Extractor>,
 
     /// Which pages the printed tables cover (the JSON has every split).
-    #[arg(long, value_parser = choice::<goce_warc::eval::Split>(), default_value = "all")]
-    pub split: goce_warc::eval::Split,
+    #[arg(long, value_parser = choice::<goce_warc_train::eval::Split>(), default_value = "all")]
+    pub split: goce_warc_train::eval::Split,
 
     /// Write the report (means per split, subset and extractor, and every page's scores) as JSON.
     #[arg(long, value_name = "FILE")]
@@ -37,7 +37,7 @@ pub struct EvalArgs {
 }
 
 pub(super) fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
-    use goce_warc::eval::{self, Split};
+    use goce_warc_train::eval::{self, Split};
     let extractors = if args.extractor.is_empty() { Extractor::ALL.to_vec() } else { args.extractor.clone() };
     let floors: Vec<(Extractor, String, f64)> =
         args.require.iter().map(|r| parse_floor(r)).collect::<anyhow::Result<Vec<_>>>()?.into_iter().flatten().collect();
@@ -45,7 +45,7 @@ pub(super) fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let mut pages = eval::load(&args.dataset)?;
     if args.test_domains {
         let models = goce_warc::classify::find_models_dir(args.classifier.models.as_deref())?;
-        let split = goce_warc::train::classify::recorded_split(&models)?;
+        let split = goce_warc_train::classify::recorded_split(&models)?;
         pages.retain(|p| split.is_test(p));
         eprintln!("eval: {} pages from the classifier's held-out test domains", pages.len());
     }

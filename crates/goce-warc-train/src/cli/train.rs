@@ -1,4 +1,4 @@
-//! `goce-warc train`, `train-web2text`, `train-extract`: the models retrained from data.
+//! `goce-warc-train train`, `train-web2text`, `train-extract`: the models retrained from data.
 
 use super::*;
 
@@ -13,11 +13,11 @@ pub struct TrainArgs {
     pub out: PathBuf,
 
     /// Seed of the domain split, the weight initialisation and the batch order.
-    #[arg(long, default_value_t = goce_warc::train::classify::TrainConfig::default().seed)]
+    #[arg(long, default_value_t = goce_warc_train::classify::TrainConfig::default().seed)]
     pub seed: u64,
 
     /// Most training epochs (training stops earlier when validation loss stalls).
-    #[arg(long, default_value_t = goce_warc::train::classify::TrainConfig::default().epochs)]
+    #[arg(long, default_value_t = goce_warc_train::classify::TrainConfig::default().epochs)]
     pub epochs: usize,
 
     /// Channels per ResNet stage, comma-separated.
@@ -57,14 +57,8 @@ pub struct TrainArgs {
     /// Also learn from a folder of pages that are all of one page type, split by domain like
     /// the dataset (e.g. `../shared/data/zyte-products=product`); its test domains are
     /// scored apart. Repeatable.
-    #[arg(long, value_name = "DIR=TYPE", value_parser = parse_added_pages)]
-    pub add: Vec<goce_warc::train::classify::AddedPages>,
-}
-
-fn parse_added_pages(spec: &str) -> Result<goce_warc::train::classify::AddedPages, String> {
-    let (dir, name) = spec.rsplit_once('=').ok_or("want DIR=TYPE, e.g. ../shared/data/zyte-products=product")?;
-    let page_type = goce_warc::classify::PageType::parse(name).ok_or_else(|| format!("{name:?} is not one of the seven page types"))?;
-    Ok(goce_warc::train::classify::AddedPages { dir: PathBuf::from(dir), page_type })
+    #[arg(long, value_name = "DIR=TYPE")]
+    pub add: Vec<goce_warc_train::classify::AddedPages>,
 }
 
 #[derive(Args, Debug)]
@@ -161,16 +155,16 @@ pub struct TrainExtractArgs {
     pub soft_labels: bool,
 
     /// Share of the blocks each tree is fitted on, drawn afresh per tree (1: all of them).
-    #[arg(long, default_value_t = goce_warc::train::combine::TreeSettings::default().subsample)]
+    #[arg(long, default_value_t = goce_warc_train::combine::TreeSettings::default().subsample)]
     pub subsample: f32,
 
     /// Share of the inputs each tree may split on, drawn afresh per tree (1: all of them).
-    #[arg(long, default_value_t = goce_warc::train::combine::TreeSettings::default().colsample)]
+    #[arg(long, default_value_t = goce_warc_train::combine::TreeSettings::default().colsample)]
     pub colsample: f64,
 
     /// Seeds those draws. The shipped model's is the default; other seeds measure how much
     /// of a difference between two CV runs is the draw's chance (docs/experiments.md).
-    #[arg(long, default_value_t = goce_warc::train::combine::TreeSettings::default().seed)]
+    #[arg(long, default_value_t = goce_warc_train::combine::TreeSettings::default().seed)]
     pub seed: u64,
 
     /// The classifier whose page types the trees read in training (and whose genre `goce`
@@ -189,7 +183,7 @@ pub struct TrainExtractArgs {
 }
 
 pub(super) fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
-    use goce_warc::train::classify::{self as train, TrainConfig};
+    use goce_warc_train::classify::{self as train, TrainConfig};
     let config = TrainConfig {
         dataset: args.dataset,
         out: args.out,
@@ -223,7 +217,7 @@ pub(super) fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub(super) fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode> {
-    use goce_warc::train::web2text::{self as train, TrainConfig};
+    use goce_warc_train::web2text::{self as train, TrainConfig};
     let mut config = TrainConfig::new(args.cleaneval, args.out);
     config.wcxb = args.wcxb;
     config.add_wcxb = args.add_wcxb;
@@ -238,7 +232,7 @@ pub(super) fn train_web2text(args: TrainWeb2textArgs) -> anyhow::Result<ExitCode
 }
 
 pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> {
-    use goce_warc::train::combine::{self as train, TrainConfig, TreeSettings};
+    use goce_warc_train::combine::{self as train, TrainConfig, TreeSettings};
     let started = std::time::Instant::now();
     let given = |p: PathBuf| (p.as_os_str() != "none").then_some(p);
     let config = TrainConfig {
@@ -272,11 +266,11 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
     };
     eprintln!("train-extract: {} pages; the {} classifier's page types and genre for goce", pages.len(), kind.name());
     let classifier = Classifier::load(kind, &args.models, DeviceChoice::Cpu)?;
-    let keyed: Vec<goce_warc::eval::GoldPage> =
-        pages.iter().map(|(dataset, p)| goce_warc::eval::GoldPage { id: format!("{dataset}/{}", p.id), ..p.clone() }).collect();
-    let predictions = goce_warc::eval::predict_pages(&keyed, &classifier, &ExtractLimits::default())?;
+    let keyed: Vec<goce_warc_train::eval::GoldPage> =
+        pages.iter().map(|(dataset, p)| goce_warc_train::eval::GoldPage { id: format!("{dataset}/{}", p.id), ..p.clone() }).collect();
+    let predictions = goce_warc_train::eval::predict_pages(&keyed, &classifier, &ExtractLimits::default())?;
     drop(keyed);
-    let split = goce_warc::train::classify::recorded_split(&args.models).ok();
+    let split = goce_warc_train::classify::recorded_split(&args.models).ok();
     // The baselines scored beside the combiner read Web2Text's networks.
     let models = goce_warc::extract::ExtractModels::load(Some(&args.models), &train::BASELINES)?;
     let prepared = train::prepare(pages, &models, &predictions, split.as_ref());
@@ -312,20 +306,5 @@ impl From<DecisionArg> for goce_warc::extract::combine::Decision {
             DecisionArg::ExpectedF1 => Self::ExpectedF1,
             DecisionArg::Threshold => Self::Threshold,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn added_pages_name_a_folder_and_one_of_the_seven_types() {
-        let added = parse_added_pages("../shared/data/zyte-products=product").unwrap();
-        assert_eq!(added.dir, PathBuf::from("../shared/data/zyte-products"));
-        assert_eq!(added.page_type, goce_warc::classify::PageType::Product);
-        assert_eq!(added.name(), "zyte-products");
-        assert!(parse_added_pages("../shared/data/zyte-products").unwrap_err().contains("DIR=TYPE"));
-        assert!(parse_added_pages("pages=recipe").unwrap_err().contains("not one of the seven page types"));
     }
 }

@@ -1,4 +1,4 @@
-//! `goce-warc eval`: extraction quality over a gold dataset, in the shape of the GOCE
+//! `goce-warc-train eval`: extraction quality over a gold dataset, in the shape of the GOCE
 //! paper's Table 2, with WCXB's word F1 beside the paper's metrics.
 
 pub use crate::gold::{dataset, metrics};
@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
 
-use crate::classify::{Classifier, ClassifyError, Features, NetInput, Prediction};
-use crate::dom::{Dom, DomLimits, FOR_RENDERING};
-use crate::extract::{ExtractLimits, ExtractModels, Extractor, Genre, PageAnalysis, all_text};
-use crate::render::{Picture, RenderOptions, render_lite};
 pub use dataset::{GoldPage, load};
+use goce_warc::classify::{Classifier, ClassifyError, Features, NetInput, Prediction};
+use goce_warc::dom::{Dom, DomLimits, FOR_RENDERING};
+use goce_warc::extract::{ExtractLimits, ExtractModels, Extractor, Genre, PageAnalysis, all_text};
+use goce_warc::render::{Picture, RenderOptions, render_lite};
 use metrics::{Prf, cosine, lcs_prf, snippets, word_prf, words};
 
 /// Reading a gold dataset is what fails here.
@@ -89,7 +89,7 @@ pub enum Split {
     All,
 }
 
-impl crate::choice::Choice for Split {
+impl goce_warc::choice::Choice for Split {
     const ALL: &'static [Self] = &[Self::Tuning, Self::HeldOut, Self::All];
 
     fn name(self) -> &'static str {
@@ -160,8 +160,8 @@ pub fn predict_pages(pages: &[GoldPage], classifier: &Classifier, limits: &Extra
             .par_iter()
             .filter_map(|page| {
                 let html = page.read_html().ok()?;
-                let dom = crate::extract::parse_page(&html, limits, &FOR_RENDERING).ok()?;
-                let features = classifier.features_of(&crate::extract::PageAnalysis::new(&dom), &page.url);
+                let dom = goce_warc::extract::parse_page(&html, limits, &FOR_RENDERING).ok()?;
+                let features = classifier.features_of(&goce_warc::extract::PageAnalysis::new(&dom), &page.url);
                 let cheap = classifier.decide_cheaply(&features);
                 let picture = (cheap.is_none() && classifier.kind().needs_picture()).then(|| render_lite(&dom, &RenderOptions::default()).picture);
                 Some((page.id.clone(), picture, features, cheap))

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::GoldError;
-use crate::analyse::Genre;
+use goce_warc::analyse::Genre;
 
 /// One page with its gold.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ impl GoldPage {
         } else {
             bytes
         };
-        Ok(crate::page::charset::decode(&bytes, None, Some(&self.url)).text)
+        Ok(goce_warc::page::charset::decode(&bytes, None, Some(&self.url)).text)
     }
 }
 
