@@ -11,7 +11,7 @@ mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use goce_warc::dom::{Dom, DomLimits, FOR_EXTRACTION, FOR_WEB2TEXT};
-use goce_warc::extract::{ExtractLimits, Extractor};
+use goce_warc::extract::{ExtractLimits, ExtractRequest, Extractor, PageSource};
 
 fn extract(c: &mut Criterion) {
     let pages = common::held_out_pages("extract");
@@ -55,21 +55,23 @@ fn extract(c: &mut Criterion) {
     // Web2Text's networks run in LibTorch on one thread, like everything else here.
     tch::set_num_threads(1);
     let models = goce_warc::extract::ExtractModels::load(None, &[Extractor::Web2text, Extractor::Combined]).expect("the models load");
+    let request = ExtractRequest { limits, ..ExtractRequest::default() };
     for extractor in [Extractor::AllText, Extractor::Article, Extractor::ListView, Extractor::Goce, Extractor::Web2text, Extractor::Combined] {
         group.bench_function(format!("parse + {}", extractor.name()), |b| {
             b.iter(|| {
                 for page in &pages {
-                    black_box(extractor.extract(&models, page, None, &limits).ok());
+                    black_box(extractor.extract(&models, PageSource::html(page), &request).ok());
                 }
             })
         });
     }
     // What --markdown adds to the default: the same parse and decision, then the renderer.
     let markdown = goce_warc::extract::MarkdownOptions::default();
+    let with_markdown = ExtractRequest { markdown: Some(&markdown), ..request };
     group.bench_function("parse + combined + markdown", |b| {
         b.iter(|| {
             for page in &pages {
-                black_box(Extractor::Combined.extract_with(&models, page, None, None, &limits, Some(&markdown)).ok());
+                black_box(Extractor::Combined.extract(&models, PageSource::html(page), &with_markdown).ok());
             }
         })
     });
@@ -93,7 +95,8 @@ fn extract(c: &mut Criterion) {
     });
     // The columns computed from the final text (issue: they must cost at most 5% of the
     // default's CPU per page): over the default extractor's texts of the same pages.
-    let texts: Vec<String> = pages.iter().map(|p| Extractor::Combined.extract(&models, p, None, &limits).map(|e| e.text).unwrap_or_default()).collect();
+    let texts: Vec<String> =
+        pages.iter().map(|p| Extractor::Combined.extract(&models, PageSource::html(p), &request).map(|e| e.text).unwrap_or_default()).collect();
     group.bench_function("annotate: language + sha256 + words of the text", |b| {
         b.iter(|| {
             for text in &texts {

@@ -18,6 +18,37 @@ pub const WEB2TEXT_WEIGHTS: &str = "web2text.safetensors";
 /// The combiner's trees and selector.
 pub const COMBINER: &str = "combiner.json";
 
+/// Why a model file does not load (or save), its cause kept as the error's source. The
+/// stages wrap it with the file's path and how to mend it.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelFileError {
+    #[error("cannot read it: {0}")]
+    Read(#[source] std::io::Error),
+    #[error("cannot write it: {0}")]
+    Write(#[source] std::io::Error),
+    #[error("not a {what}: {source}")]
+    Json { what: &'static str, source: serde_json::Error },
+    #[error("cannot load the weights: {0}")]
+    Weights(#[source] tch::TchError),
+    #[error("{what}: {source}")]
+    Trees { what: &'static str, source: forust_ml::errors::ForustError },
+    /// The file reads, but does not fit this build (its format, inputs or shapes).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl ModelFileError {
+    /// A file's text, or why it cannot be read.
+    pub fn read(path: &Path) -> Result<String, Self> {
+        std::fs::read_to_string(path).map_err(Self::Read)
+    }
+
+    /// A JSON file of the given kind (`what`, as the message names it).
+    pub fn parse<T: serde::de::DeserializeOwned>(text: &str, what: &'static str) -> Result<T, Self> {
+        serde_json::from_str(text).map_err(|source| Self::Json { what, source })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("no models folder found (looked in {looked})")]
 pub struct NotFound {

@@ -2,7 +2,7 @@
 //! Web2Text and the default (`combined`) included, each also writing Markdown (with links).
 //! Each gives text or a counted error within the limits, never a panic.
 #![no_main]
-use goce_warc::extract::{ExtractLimits, ExtractModels, Extractor, Genre, MarkdownOptions};
+use goce_warc::extract::{ExtractModels, ExtractRequest, ExtractLimits, Extractor, Genre, MarkdownOptions, PageSource};
 use libfuzzer_sys::fuzz_target;
 
 const EXTRACTORS: [Extractor; 10] = [
@@ -23,7 +23,7 @@ static MODELS: std::sync::LazyLock<ExtractModels> = std::sync::LazyLock::new(|| 
     let models = ExtractModels::load(None, &EXTRACTORS).unwrap_or_else(|e| panic!("{e} (set GOCE_MODELS to the models folder)"));
     for extractor in [Extractor::Combined, Extractor::Web2text] {
         let page = "<html><body><h1>Title</h1><p>A paragraph of text that says something.</p></body></html>";
-        if let Err(e) = extractor.extract(&models, page, None, &ExtractLimits::default()) {
+        if let Err(e) = extractor.extract(&models, PageSource::html(page), &ExtractRequest::default()) {
             panic!("{} cannot run: {e}", extractor.name());
         }
     }
@@ -36,11 +36,12 @@ fuzz_target!(|data: &[u8]| {
     let limits = ExtractLimits { max_text_bytes: 64 << 10, max_elements: 20_000, max_page_time: std::time::Duration::from_millis(500) };
     for extractor in EXTRACTORS {
         let genre = (extractor == Extractor::Oracle).then_some(Genre::ListView);
-        if let Ok(extraction) = extractor.extract(models, &html, genre, &limits) {
+        let request = ExtractRequest { genre, limits, ..ExtractRequest::default() };
+        if let Ok(extraction) = extractor.extract(models, PageSource::html(&html), &request) {
             assert!(extraction.text.len() <= limits.max_text_bytes);
         }
         let markdown = MarkdownOptions { links: data.first().is_some_and(|b| b & 1 == 1), page_url: Some("https://example.com/a/b".into()) };
-        if let Ok(extraction) = extractor.extract_with(models, &html, genre, None, &limits, Some(&markdown)) {
+        if let Ok(extraction) = extractor.extract(models, PageSource::html(&html), &ExtractRequest { markdown: Some(&markdown), ..request }) {
             assert!(extraction.markdown.as_ref().is_none_or(|m| m.len() <= limits.max_text_bytes));
             assert_eq!(extraction.markdown.is_some(), extractor.writes_markdown());
         }

@@ -56,9 +56,6 @@ pub struct PageAnalysis<'d> {
     pub dom: &'d Dom,
     counts: OnceCell<Arc<PageCounts>>,
     list: OnceCell<ListAnalysis<'d>>,
-    /// The classifier's page-type probabilities, when it has run (the combiner reads them;
-    /// held as a slice so that this stage, before the classifier's, needs not know how many).
-    page_types: OnceCell<Box<[f32]>>,
 }
 
 /// Algorithm 2 on a page: its pruned view and the id it chose.
@@ -69,26 +66,7 @@ pub struct ListAnalysis<'d> {
 
 impl<'d> PageAnalysis<'d> {
     pub fn new(dom: &'d Dom) -> Self {
-        Self { dom, counts: OnceCell::new(), list: OnceCell::new(), page_types: OnceCell::new() }
-    }
-
-    /// A page whose page-type probabilities the classifier has given.
-    pub fn with_page_types<const N: usize>(dom: &'d Dom, page_types: Option<[f32; N]>) -> Self {
-        Self::new(dom).given_page_types(page_types)
-    }
-
-    /// This page, now with the classifier's page-type probabilities; the analyses already
-    /// made (the classifier's features run Algorithm 2) are kept, not made again.
-    pub fn given_page_types<const N: usize>(self, page_types: Option<[f32; N]>) -> Self {
-        let mut page = self;
-        if let Some(p) = page_types {
-            page.page_types = OnceCell::from(Box::new(p) as Box<[f32]>);
-        }
-        page
-    }
-
-    pub fn page_types(&self) -> Option<&[f32]> {
-        self.page_types.get().map(|p| &p[..])
+        Self { dom, counts: OnceCell::new(), list: OnceCell::new() }
     }
 
     /// The word counts every view of the page shares.

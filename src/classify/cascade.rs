@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::resnet::fused_row;
 use super::{ClassifyError, Features, GenreNet, LinearModel, NetInput, PAGE_TYPE_COUNT, Prediction};
-use crate::models::CASCADE_MODEL;
+use crate::models::{CASCADE_MODEL, ModelFileError};
 
 /// The file's format tag: another format is refused on load.
 pub const FORMAT: &str = "goce-warc cascade 1";
@@ -46,14 +46,14 @@ pub struct Cascade {
 impl Cascade {
     pub fn load(models: &Path, net: GenreNet) -> Result<Self, ClassifyError> {
         let path = models.join(CASCADE_MODEL);
-        let err = |detail: String| ClassifyError::Model { path: path.clone(), detail };
-        let text = std::fs::read_to_string(&path).map_err(|e| err(e.to_string()))?;
-        let file: CascadeFile = serde_json::from_str(&text).map_err(|e| err(format!("not a goce-warc cascade: {e}")))?;
+        let err = |source| ClassifyError::Model { path: path.clone(), source };
+        let invalid = |detail: String| err(ModelFileError::Invalid(detail));
+        let file: CascadeFile = ModelFileError::read(&path).and_then(|text| ModelFileError::parse(&text, "goce-warc cascade")).map_err(err)?;
         if file.format != FORMAT {
-            return Err(err(format!("format {:?}, this build reads {FORMAT:?}", file.format)));
+            return Err(invalid(format!("format {:?}, this build reads {FORMAT:?}", file.format)));
         }
         if !file.fused.is_consistent() || file.fused.feature_names != net.spec.feature_names || net.words.is_none() {
-            return Err(err("its linear model does not read the ResNet's fused inputs".into()));
+            return Err(invalid("its linear model does not read the ResNet's fused inputs".into()));
         }
         Ok(Self { fused: file.fused, sure_at: file.sure_at, net })
     }

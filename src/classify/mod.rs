@@ -21,6 +21,7 @@ pub use linear::LinearModel;
 pub use resnet::{GenreNet, NetInput};
 
 use crate::analyse::Genre;
+use crate::models::ModelFileError;
 
 /// WCXB's seven page types, in the models' output order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -137,8 +138,8 @@ const HOW_TO_FIX: &str = "restore models/ from a clone of goce-warc (`git checko
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClassifyError {
-    #[error("model file {path}: {detail}; {HOW_TO_FIX}")]
-    Model { path: PathBuf, detail: String },
+    #[error("model file {path}: {source}; {HOW_TO_FIX}")]
+    Model { path: PathBuf, source: crate::models::ModelFileError },
     #[error("no models folder found (looked in {looked}); {HOW_TO_FIX}")]
     NoModels { looked: String },
     #[error("{0}")]
@@ -257,11 +258,10 @@ impl Classifier {
 }
 
 pub fn load_linear(path: &Path) -> Result<LinearModel, ClassifyError> {
-    let err = |detail: String| ClassifyError::Model { path: path.to_path_buf(), detail };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-    let model: LinearModel = serde_json::from_str(&text).map_err(|e| err(format!("not a goce-warc linear model: {e}")))?;
+    let err = |source| ClassifyError::Model { path: path.to_path_buf(), source };
+    let model: LinearModel = ModelFileError::read(path).and_then(|text| ModelFileError::parse(&text, "goce-warc linear model")).map_err(err)?;
     if !model.is_consistent() || model.feature_names.len() != features::PAPER_FEATURE_COUNT {
-        return Err(err("its shapes do not fit the 11 paper features and 7 page types".into()));
+        return Err(err(ModelFileError::Invalid("its shapes do not fit the 11 paper features and 7 page types".into())));
     }
     Ok(model)
 }

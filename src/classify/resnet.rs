@@ -15,6 +15,7 @@ use tch::{Device, Kind, Tensor};
 use super::features::Features;
 use super::words::WordModel;
 use super::{ClassifyError, PAGE_TYPE_COUNT, PAGE_TYPES, Prediction, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL};
+use crate::models::ModelFileError;
 use crate::render::Picture;
 
 /// The network's shape and its input contract, saved as `models/genre-resnet.json`.
@@ -243,16 +244,16 @@ impl GenreNet {
     pub fn load(models: &Path, device: Device) -> Result<Self, ClassifyError> {
         let spec_path = models.join(RESNET_SPEC);
         let weights_path = models.join(RESNET_WEIGHTS);
-        let model_err = |path: &Path, detail: String| ClassifyError::Model { path: path.to_path_buf(), detail };
-        let text = std::fs::read_to_string(&spec_path).map_err(|e| model_err(&spec_path, e.to_string()))?;
-        let spec: NetSpec = serde_json::from_str(&text).map_err(|e| model_err(&spec_path, format!("not a goce-warc network spec: {e}")))?;
-        spec.check().map_err(|e| model_err(&spec_path, e))?;
+        let model_err = |path: &Path, source| ClassifyError::Model { path: path.to_path_buf(), source };
+        let spec: NetSpec =
+            ModelFileError::read(&spec_path).and_then(|text| ModelFileError::parse(&text, "goce-warc network spec")).map_err(|e| model_err(&spec_path, e))?;
+        spec.check().map_err(|e| model_err(&spec_path, ModelFileError::Invalid(e)))?;
         if !weights_path.is_file() {
-            return Err(model_err(&weights_path, "missing".into()));
+            return Err(model_err(&weights_path, ModelFileError::Invalid("missing".into())));
         }
         let mut vs = nn::VarStore::new(device);
         let net = Net::new(&vs.root(), &spec);
-        vs.load(&weights_path).map_err(|e| model_err(&weights_path, format!("cannot load the weights: {e}")))?;
+        vs.load(&weights_path).map_err(|e| model_err(&weights_path, ModelFileError::Weights(e)))?;
         if device.is_cuda() {
             vs.half();
         }
@@ -292,11 +293,10 @@ impl GenreNet {
 
 /// Reads `models/genre-words.json`.
 pub fn load_word_model(path: &Path) -> Result<WordModel, ClassifyError> {
-    let err = |detail: String| ClassifyError::Model { path: path.to_path_buf(), detail };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-    let mut model: WordModel = serde_json::from_str(&text).map_err(|e| err(format!("not a goce-warc word model: {e}")))?;
+    let err = |source| ClassifyError::Model { path: path.to_path_buf(), source };
+    let mut model: WordModel = ModelFileError::read(path).and_then(|text| ModelFileError::parse(&text, "goce-warc word model")).map_err(err)?;
     if !model.is_consistent() {
-        return Err(err("its shapes do not fit its vocabulary and the 7 page types".into()));
+        return Err(err(ModelFileError::Invalid("its shapes do not fit its vocabulary and the 7 page types".into())));
     }
     model.index();
     Ok(model)

@@ -1,6 +1,7 @@
 //! `goce-warc extract`: one page's text.
 
 use super::*;
+use goce_warc::extract::{ExtractRequest, PageSource};
 
 #[derive(Args, Debug)]
 pub struct ExtractArgs {
@@ -58,7 +59,9 @@ pub(super) fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
             args.extractor.name()
         );
     }
-    let extraction = args.extractor.extract_with(&models, &html, genre, prediction.map(|p| p.probabilities), &ExtractLimits::default(), markdown.as_ref())?;
+    let request =
+        ExtractRequest { genre, page_types: prediction.as_ref().map(|p| &p.probabilities), markdown: markdown.as_ref(), limits: ExtractLimits::default() };
+    let extraction = args.extractor.extract(&models, PageSource::html(&html), &request)?;
     let output = if args.json {
         let mut json = serde_json::json!({
             "title": extraction.title,

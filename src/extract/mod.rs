@@ -143,6 +143,12 @@ impl Extractor {
         matches!(self, Self::Goce | Self::GoceWeb2text)
     }
 
+    /// Whether the page's genre picks the algorithm: the classifier's or a guess
+    /// ([`Self::uses_genre`]), or the gold genre (`oracle`).
+    pub fn picks_by_genre(self) -> bool {
+        self.uses_genre() || self == Self::Oracle
+    }
+
     /// Whether the extractor reads the classifier's output: its genre, or (`combined`) its
     /// page-type probabilities.
     pub fn uses_classifier(self) -> bool {
@@ -174,108 +180,69 @@ impl Extractor {
         !matches!(self, Self::AllText | Self::ArticlePaper | Self::ListViewPaper)
     }
 
-    /// Extracts with this algorithm. `genre`: the known genre of the page, which
-    /// `goce` uses instead of its guess and `oracle` requires.
-    pub fn extract(self, models: &ExtractModels, html: &str, genre: Option<Genre>, limits: &ExtractLimits) -> Result<Extraction, ExtractError> {
-        self.extract_with(models, html, genre, None, limits, None)
+    /// What keeps a page's blocks under this extractor, given the page's genre: the one
+    /// table of per-genre behaviour. `None`: `all-text`, which streams the HTML instead.
+    fn algorithm(self, genre: Option<Genre>) -> Option<Algorithm> {
+        Some(match (self, genre) {
+            (Self::AllText, _) => return None,
+            (Self::Combined, _) => Algorithm::Combined,
+            (Self::Article, _) => Algorithm::Article,
+            (Self::ArticlePaper, _) => Algorithm::ArticlePaper,
+            (Self::ListView, _) => Algorithm::ListView,
+            (Self::ListViewPaper, _) => Algorithm::ListViewPaper,
+            (Self::Web2text, _) => Algorithm::Web2text,
+            // The extractors the genre picks for: each genre gets what measured best on it
+            // (docs/extraction.md).
+            (Self::Goce | Self::Oracle, Some(Genre::Article) | None) => Algorithm::Article,
+            (Self::GoceWeb2text, Some(Genre::Article) | None) => Algorithm::Web2text,
+            (Self::Goce | Self::Oracle | Self::GoceWeb2text, Some(Genre::ListView)) => Algorithm::ListView,
+        })
     }
 
-    /// [`Self::extract`] with the classifier's page-type probabilities, which `combined`
-    /// reads, and the Markdown when asked for.
-    pub fn extract_with(
-        self,
-        models: &ExtractModels,
-        html: &str,
-        genre: Option<Genre>,
-        page_types: Option<[f32; PAGE_TYPE_COUNT]>,
-        limits: &ExtractLimits,
-        markdown: Option<&MarkdownOptions>,
-    ) -> Result<Extraction, ExtractError> {
-        if self == Self::AllText {
-            return all_text(html, limits);
-        }
-        let dom = parse_page(html, limits, self.prepass_for(markdown))?;
-        let extraction = self.extract_page(models, &PageAnalysis::with_page_types(&dom, page_types), genre, markdown)?;
-        Ok(extraction.truncated(limits.max_text_bytes))
-    }
-
-    /// Extracts from a page already parsed (with [`parse_page`]); `html` serves `all-text`.
-    pub fn extract_parsed(
-        self,
-        models: &ExtractModels,
-        html: &str,
-        page: &PageAnalysis<'_>,
-        genre: Option<Genre>,
-        limits: &ExtractLimits,
-        markdown: Option<&MarkdownOptions>,
-    ) -> Result<Extraction, ExtractError> {
-        if self == Self::AllText {
-            return all_text(html, limits);
-        }
-        Ok(self.extract_page(models, page, genre, markdown)?.truncated(limits.max_text_bytes))
-    }
-
-    /// Extracts from a parsed page, reusing the analyses already made of it; with
-    /// `markdown`, the kept blocks are also written as Markdown.
-    pub fn extract_page(
-        self,
-        models: &ExtractModels,
-        page: &PageAnalysis<'_>,
-        genre: Option<Genre>,
-        markdown: Option<&MarkdownOptions>,
-    ) -> Result<Extraction, ExtractError> {
-        let dom = page.dom;
-        let title = dom.title();
-        let markdown = markdown.filter(|_| self.writes_markdown());
-        let mut confidence = None;
-        let (mut text, mut markdown_text, genre) = match self {
-            Self::AllText => (page.view(&profile::PAPER_PRUNE).text_of(&[view_start(dom)]), None, None),
-            Self::Article => {
-                let (text, md) = article_output(page, markdown);
-                (text, md, None)
-            }
-            Self::ArticlePaper => (article_text(page, &ARTICLE_PAPER), None, None),
-            Self::ListView => {
-                let (text, md) = list_view_output_with_markdown(page, markdown);
-                (text, md, None)
-            }
-            Self::ListViewPaper => (list_view_text(page, &LIST_VIEW_PAPER), None, None),
-            Self::Web2text => {
-                let (text, md) = web2text_output(models, dom, markdown)?;
-                (text, md, None)
-            }
-            Self::Combined => {
-                let model = models.combiner()?;
-                let mut table = combine::BlockTable::of(page);
-                if let Some(p) = page.page_types().and_then(|p| <&[f32; PAGE_TYPE_COUNT]>::try_from(p).ok()) {
-                    table.set_page_types(p);
-                }
-                let decided = model.decide(&table);
-                let md = markdown.map(|m| markdown::render(dom, &table.cdom, &decided.content, m));
-                confidence = decided.confidence;
-                (decided.text, md, None)
-            }
-            Self::Goce | Self::Oracle | Self::GoceWeb2text => {
-                if self == Self::Oracle && genre.is_none() {
-                    return Err(ExtractError::NoGoldGenre);
-                }
-                let genre = genre.unwrap_or_else(|| genre::guess(page.list()));
-                let (text, md) = match genre {
-                    Genre::Article if self == Self::GoceWeb2text => web2text_output(models, dom, markdown)?,
-                    Genre::Article => article_output(page, markdown),
-                    Genre::ListView => list_view_output_with_markdown(page, markdown),
-                };
-                (text, md, Some(genre))
+    /// Extracts a page's title, text (cut at `request.limits.max_text_bytes`) and, when
+    /// asked for, Markdown: the one entry point of every extractor. A page not yet parsed
+    /// is parsed here with the pre-pass this extractor needs.
+    pub fn extract(self, models: &ExtractModels, page: PageSource<'_, '_>, request: &ExtractRequest<'_>) -> Result<Extraction, ExtractError> {
+        let extraction = match page.parsed {
+            Some(parsed) => self.extract_parsed(models, page.html, parsed, request)?,
+            None if self == Self::AllText => all_text(page.html, &request.limits)?,
+            None => {
+                let dom = parse_page(page.html, &request.limits, self.prepass_for(request.markdown))?;
+                self.extract_parsed(models, page.html, &PageAnalysis::new(&dom), request)?
             }
         };
-        if text.is_empty() {
+        Ok(extraction.truncated(request.limits.max_text_bytes))
+    }
+
+    /// [`Self::extract`] on a parsed page, before the text is cut.
+    fn extract_parsed(self, models: &ExtractModels, html: &str, page: &PageAnalysis<'_>, request: &ExtractRequest<'_>) -> Result<Extraction, ExtractError> {
+        let genre = if self.picks_by_genre() {
+            if self == Self::Oracle && request.genre.is_none() {
+                return Err(ExtractError::NoGoldGenre);
+            }
+            Some(request.genre.unwrap_or_else(|| genre::guess(page.list())))
+        } else {
+            None
+        };
+        let Some(algorithm) = self.algorithm(genre) else { return all_text(html, &request.limits) };
+        let dom = page.dom;
+        let markdown = request.markdown.filter(|_| self.writes_markdown());
+        let mut extraction = match algorithm {
+            Algorithm::Article => article_output(page, markdown),
+            Algorithm::ArticlePaper => Extraction { text: article_text(page, &ARTICLE_PAPER), ..Extraction::default() },
+            Algorithm::ListView => list_view_output(page, markdown),
+            Algorithm::ListViewPaper => Extraction { text: list_view_text(page, &LIST_VIEW_PAPER), ..Extraction::default() },
+            Algorithm::Web2text => web2text_output(models, dom, markdown)?,
+            Algorithm::Combined => CombinerBlocks::of(page).decide(models.combiner()?, request.page_types, markdown.map(|m| (dom, m))),
+        };
+        if extraction.text.is_empty() {
             // A script-only page: its own summary is the only text it has.
-            text = dom.description().unwrap_or_default();
+            extraction.text = dom.description().unwrap_or_default();
             if markdown.is_some() {
-                markdown_text = Some(markdown::paragraph(&text));
+                extraction.markdown = Some(markdown::paragraph(&extraction.text));
             }
         }
-        Ok(Extraction { title, declared_language: dom.declared_language(), text, markdown: markdown_text, genre, confidence })
+        Ok(Extraction { title: dom.title(), declared_language: dom.declared_language(), genre, ..extraction })
     }
 
     /// Whether this extractor can run without a gold genre.
@@ -284,36 +251,115 @@ impl Extractor {
     }
 }
 
+/// What keeps a page's blocks: the algorithms the extractors run (see `Extractor::algorithm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Algorithm {
+    Article,
+    ArticlePaper,
+    ListView,
+    ListViewPaper,
+    Web2text,
+    Combined,
+}
+
+/// A page to extract from: its HTML and, where the caller has parsed it already (the
+/// pipeline parses once for the picture, the features and the text), its analysis.
+#[derive(Clone, Copy)]
+pub struct PageSource<'a, 'd> {
+    pub html: &'a str,
+    pub parsed: Option<&'a PageAnalysis<'d>>,
+}
+
+impl<'a, 'd> PageSource<'a, 'd> {
+    /// A page to be parsed by the extractor.
+    pub fn html(html: &'a str) -> Self {
+        Self { html, parsed: None }
+    }
+
+    /// A page parsed already (with a pre-pass that keeps what the extractor reads).
+    pub fn parsed(html: &'a str, page: &'a PageAnalysis<'d>) -> Self {
+        Self { html, parsed: Some(page) }
+    }
+}
+
+/// What is known of a page besides its HTML, and what is asked of the extractor.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExtractRequest<'a> {
+    /// The page's known genre: the genre-picking extractors take it instead of their
+    /// guess, and `oracle` requires it.
+    pub genre: Option<Genre>,
+    /// The classifier's page-type probabilities, which `combined` reads.
+    pub page_types: Option<&'a [f32; PAGE_TYPE_COUNT]>,
+    /// Also write the kept blocks as Markdown.
+    pub markdown: Option<&'a MarkdownOptions>,
+    pub limits: ExtractLimits,
+}
+
+/// The combined extractor's work on a page before its page types are known: the block
+/// table (the costly part) and the page's own summary. `combined` decides from it at once;
+/// the pipeline holds it while the batch's ResNet pass runs, then decides.
+pub struct CombinerBlocks {
+    table: combine::BlockTable,
+    /// The page's own summary, the text of a page with none.
+    description: Option<String>,
+}
+
+impl CombinerBlocks {
+    pub fn of(page: &PageAnalysis<'_>) -> Self {
+        Self { table: combine::BlockTable::of(page), description: page.dom.description() }
+    }
+
+    /// The text, confidence and (with `markdown`, from the page's DOM) Markdown the trees
+    /// decide, given the page types where the classifier gave them; not yet cut to the
+    /// text limit.
+    pub fn decide(
+        mut self,
+        model: &combine::CombinerModel,
+        page_types: Option<&[f32; PAGE_TYPE_COUNT]>,
+        markdown: Option<(&Dom, &MarkdownOptions)>,
+    ) -> Extraction {
+        if let Some(p) = page_types {
+            self.table.set_page_types(p);
+        }
+        let decided = model.decide(&self.table);
+        let mut markdown = markdown.map(|(dom, options)| markdown::render(dom, &self.table.cdom, &decided.content, options));
+        let mut text = decided.text;
+        if text.is_empty() {
+            // A script-only page: its own summary is the only text it has.
+            text = self.description.unwrap_or_default();
+            markdown = markdown.map(|_| markdown::paragraph(&text));
+        }
+        Extraction { text, markdown, confidence: decided.confidence, ..Extraction::default() }
+    }
+}
+
 /// Web2Text's text, and its blocks as Markdown when asked for.
-fn web2text_output(models: &ExtractModels, dom: &Dom, markdown: Option<&MarkdownOptions>) -> Result<(String, Option<String>), ExtractError> {
+fn web2text_output(models: &ExtractModels, dom: &Dom, markdown: Option<&MarkdownOptions>) -> Result<Extraction, ExtractError> {
     let model = models.web2text()?;
     let page = web2text::PageBlocks::of(dom);
     let labels = model.labels(&page, web2text::Inference::Structured)?;
     let content: Vec<bool> = labels.iter().map(|&l| l == 1).collect();
-    let md = markdown.map(|m| markdown::render(dom, &page.cdom, &content, m));
-    Ok((page.cdom.text_of(&content), md))
+    let markdown = markdown.map(|m| markdown::render(dom, &page.cdom, &content, m));
+    Ok(Extraction { text: page.cdom.text_of(&content), markdown, ..Extraction::default() })
 }
 
 /// The article extractor's text, and its kept nodes as Markdown when asked for.
-fn article_output(page: &PageAnalysis<'_>, markdown: Option<&MarkdownOptions>) -> (String, Option<String>) {
+fn article_output(page: &PageAnalysis<'_>, markdown: Option<&MarkdownOptions>) -> Extraction {
     let view = page.view(&ARTICLE.prune);
     let roots = article::article_roots(&view, &ARTICLE);
-    let md = markdown.map(|m| view_markdown(&view, &roots, m));
-    (view.text_of(&roots), md)
+    let markdown = markdown.map(|m| view_markdown(&view, &roots, m));
+    Extraction { text: view.text_of(&roots), markdown, ..Extraction::default() }
 }
 
 /// The list-view extractor's text, and its kept nodes as Markdown when asked for.
-fn list_view_output_with_markdown(page: &PageAnalysis<'_>, markdown: Option<&MarkdownOptions>) -> (String, Option<String>) {
+fn list_view_output(page: &PageAnalysis<'_>, markdown: Option<&MarkdownOptions>) -> Extraction {
     let list = page.list();
-    let text = list_view_output(&list.view, list.choice.as_ref(), &LIST_VIEW);
-    let md = markdown.map(|m| {
-        let roots = match &list.choice {
-            Some(choice) => list_view::output_roots(&list.view, choice, &LIST_VIEW),
-            None => vec![list.view.start()],
-        };
-        view_markdown(&list.view, &roots, m)
-    });
-    (text, md)
+    let roots = match &list.choice {
+        Some(choice) => list_view::output_roots(&list.view, choice, &LIST_VIEW),
+        None => vec![list.view.start()],
+    };
+    let markdown = markdown.map(|m| view_markdown(&list.view, &roots, m));
+    Extraction { text: list.view.text_of(&roots), markdown, ..Extraction::default() }
 }
 
 /// The Markdown of what a view keeps under `roots`: the page's blocks, each content when
@@ -326,10 +372,6 @@ fn view_markdown(view: &View<'_>, roots: &[NodeId], options: &MarkdownOptions) -
     markdown::render(dom, &cdom, &content, options)
 }
 
-fn view_start(dom: &Dom) -> crate::dom::NodeId {
-    dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT)
-}
-
 pub fn article_text(page: &PageAnalysis<'_>, profile: &ArticleProfile) -> String {
     let view = page.view(&profile.prune);
     view.text_of(&article::article_roots(&view, profile))
@@ -337,13 +379,8 @@ pub fn article_text(page: &PageAnalysis<'_>, profile: &ArticleProfile) -> String
 
 pub fn list_view_text(page: &PageAnalysis<'_>, profile: &ListViewProfile) -> String {
     let view = page.view(&profile.prune);
-    let choice = list_view::choose(&view, profile);
-    list_view_output(&view, choice.as_ref(), profile)
-}
-
-pub(crate) fn list_view_output(view: &View<'_>, choice: Option<&list_view::ListChoice>, profile: &ListViewProfile) -> String {
-    match choice {
-        Some(choice) => view.text_of(&list_view::output_roots(view, choice, profile)),
+    match list_view::choose(&view, profile) {
+        Some(choice) => view.text_of(&list_view::output_roots(&view, &choice, profile)),
         None => view.text_of(&[view.start()]),
     }
 }
@@ -382,5 +419,75 @@ impl ExtractError {
             Self::NoGoldGenre => "no_gold_genre",
             Self::ModelNotLoaded(_) | Self::Web2Text(_) => "model_error",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "<html lang=de><head><title>Ein Titel</title></head><body><nav><a href=/>Start</a> <a href=/a>Über uns</a></nav>\
+        <article><h1>Ein Titel</h1><p>Der erste Absatz des Artikels, mit Wörtern genug, um als sein Text zu zählen.</p>\
+        <p>Ein zweiter Absatz, der den ersten fortsetzt und noch mehr über die Sache sagt.</p></article>\
+        <footer>© 2026 Ein Verlag</footer></body></html>";
+
+    #[test]
+    fn every_genre_of_a_genre_picking_extractor_gets_an_algorithm_of_its_own() {
+        for extractor in [Extractor::Goce, Extractor::Oracle, Extractor::GoceWeb2text] {
+            assert!(extractor.picks_by_genre());
+            assert_eq!(extractor.algorithm(Some(Genre::ListView)), Some(Algorithm::ListView));
+        }
+        assert_eq!(Extractor::Goce.algorithm(Some(Genre::Article)), Some(Algorithm::Article));
+        assert_eq!(Extractor::GoceWeb2text.algorithm(Some(Genre::Article)), Some(Algorithm::Web2text));
+        // The others run their own algorithm whatever the genre; all-text streams the HTML.
+        for genre in [Genre::Article, Genre::ListView] {
+            assert_eq!(Extractor::ListView.algorithm(Some(genre)), Some(Algorithm::ListView));
+            assert_eq!(Extractor::Combined.algorithm(Some(genre)), Some(Algorithm::Combined));
+            assert_eq!(Extractor::AllText.algorithm(Some(genre)), None);
+        }
+    }
+
+    #[test]
+    fn a_page_parsed_for_every_stage_gives_what_the_extractor_parsing_it_gives() {
+        let models = ExtractModels::none();
+        let markdown = MarkdownOptions::default();
+        let request = ExtractRequest { markdown: Some(&markdown), ..ExtractRequest::default() };
+        let dom = Dom::parse_unbounded(PAGE);
+        let parsed = PageAnalysis::new(&dom);
+        for extractor in [Extractor::AllText, Extractor::Article, Extractor::ListView, Extractor::Goce, Extractor::ArticlePaper] {
+            let alone = extractor.extract(&models, PageSource::html(PAGE), &request).unwrap();
+            let shared = extractor.extract(&models, PageSource::parsed(PAGE, &parsed), &request).unwrap();
+            assert_eq!(alone, shared, "{}", extractor.name());
+        }
+    }
+
+    #[test]
+    fn the_genre_picks_the_text_and_is_told_and_oracle_needs_it() {
+        let models = ExtractModels::none();
+        let article =
+            Extractor::Goce.extract(&models, PageSource::html(PAGE), &ExtractRequest { genre: Some(Genre::Article), ..ExtractRequest::default() }).unwrap();
+        assert_eq!(article.genre, Some(Genre::Article));
+        assert!(article.text.contains("Der erste Absatz") && !article.text.contains("Verlag"), "{:?}", article.text);
+        assert_eq!(article.text, Extractor::Article.extract(&models, PageSource::html(PAGE), &ExtractRequest::default()).unwrap().text);
+        assert_eq!(Extractor::Article.extract(&models, PageSource::html(PAGE), &ExtractRequest::default()).unwrap().genre, None);
+        assert_eq!((article.title.as_deref(), article.declared_language.as_deref()), (Some("Ein Titel"), Some("de")));
+        let oracle = Extractor::Oracle.extract(&models, PageSource::html(PAGE), &ExtractRequest::default());
+        assert!(matches!(oracle, Err(ExtractError::NoGoldGenre)));
+    }
+
+    #[test]
+    fn a_model_not_loaded_is_an_error_not_an_empty_text() {
+        let page = Extractor::Combined.extract(&ExtractModels::none(), PageSource::html(PAGE), &ExtractRequest::default());
+        assert!(matches!(page, Err(ExtractError::ModelNotLoaded(_))), "{page:?}");
+    }
+
+    #[test]
+    fn the_text_and_the_markdown_are_cut_at_the_limit() {
+        let markdown = MarkdownOptions::default();
+        let limits = ExtractLimits { max_text_bytes: 20, ..ExtractLimits::default() };
+        let request = ExtractRequest { markdown: Some(&markdown), limits, ..ExtractRequest::default() };
+        let cut = Extractor::Article.extract(&ExtractModels::none(), PageSource::html(PAGE), &request).unwrap();
+        assert!(cut.text.len() <= 20 && !cut.text.is_empty());
+        assert!(cut.markdown.is_some_and(|m| m.len() <= 20));
     }
 }

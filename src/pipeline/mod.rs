@@ -9,6 +9,7 @@
 mod cpu_clock;
 mod inputs;
 mod progress;
+mod worker;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,14 +22,13 @@ use rayon::prelude::*;
 use cpu_clock::thread_cpu_time;
 pub use inputs::{Input, Shard, read_paths_list};
 pub use progress::Progress;
+use worker::{PageWorker, Processed, RenderNote};
 
-use crate::classify::{Classifier, Features, NetInput, PAGE_TYPE_COUNT, Prediction};
-use crate::dom::FOR_RENDERING;
-use crate::extract::combine::BlockTable;
-use crate::extract::{ExtractLimits, ExtractModels, Extraction, Extractor, Genre, MarkdownOptions, PageAnalysis, parse_page};
-use crate::output::{Counts, Manifest, OutputError, Row, ShardWriter, StageSeconds, manifest_exists, parse_warc_date, remove_leftovers, write_manifest};
-use crate::page::{Decision, PageFilter, ResponseRecord, decode_page, wants_record};
-use crate::render::{PageRenderer, Picture};
+use crate::classify::{Classifier, NetInput, PAGE_TYPE_COUNT, Prediction};
+use crate::extract::{ExtractLimits, ExtractModels, Extractor, MarkdownOptions};
+use crate::output::{Counts, Manifest, OutputError, ShardWriter, StageSeconds, manifest_exists, remove_leftovers, write_manifest};
+use crate::page::{PageFilter, ResponseRecord, wants_record};
+use crate::render::PageRenderer;
 use crate::warc::{Compression, Next, ReaderLimits, WarcReader};
 
 /// Records handed to the workers at a time.
@@ -208,57 +208,6 @@ pub fn run(inputs: &[Input], config: &ProcessConfig, progress: &Progress) -> Res
     Ok(summary)
 }
 
-/// What rendering a page came to, for the manifest.
-struct RenderNote {
-    renderer: &'static str,
-    note: Option<&'static str>,
-}
-
-enum Processed {
-    Row(Box<Row>, Option<RenderNote>, Option<Box<Pending>>),
-    Filtered(&'static str),
-    Skipped(&'static str),
-}
-
-/// A page waiting for the batched ResNet: its input and, under `goce`, both texts, of
-/// which the predicted genre keeps one.
-struct Pending {
-    picture: Option<Picture>,
-    features: Features,
-    candidates: Option<Box<[Extraction; 2]>>,
-    /// Under `combined`: the page's blocks, whose text the trees decide with the page types.
-    blocks: Option<Box<PendingBlocks>>,
-}
-
-struct PendingBlocks {
-    table: BlockTable,
-    /// The page's own summary, the text of a page with none.
-    description: Option<String>,
-    /// With `--markdown`: the page's DOM, which the Markdown is written from once the
-    /// trees have decided, and the options for this page.
-    markdown: Option<(Box<crate::dom::Dom>, MarkdownOptions)>,
-}
-
-impl PendingBlocks {
-    /// The combiner's text, Markdown and confidence, given the page types when the
-    /// classifier gave them.
-    fn decide(mut self, models: &ExtractModels, page_types: Option<&[f32; PAGE_TYPE_COUNT]>, max_bytes: usize) -> Extraction {
-        if let Some(p) = page_types {
-            self.table.set_page_types(p);
-        }
-        let decided = models.combiner().map(|m| m.decide(&self.table)).unwrap_or_default();
-        let markdown = self.markdown.map(|(dom, options)| crate::extract::markdown::render(&dom, &self.table.cdom, &decided.content, &options));
-        let (text, markdown) = if decided.text.is_empty() {
-            let text = self.description.unwrap_or_default();
-            let markdown = markdown.map(|_| crate::extract::markdown::paragraph(&text));
-            (text, markdown)
-        } else {
-            (decided.text, markdown)
-        };
-        Extraction { text, markdown, confidence: decided.confidence, ..Extraction::default() }.truncated(max_bytes)
-    }
-}
-
 /// An input's outcome from the thread that processed it.
 fn join_input(input: &Input, handle: std::thread::ScopedJoinHandle<'_, InputOutcome>) -> InputOutcome {
     handle.join().unwrap_or_else(|_| {
@@ -294,6 +243,7 @@ fn process_input_signalling(
         Err(e) => return InputOutcome::Failed(e),
     };
     let warc_file = input.display();
+    let worker = PageWorker::new(config, &warc_file);
     let mut writer = ShardWriter::new(out_dir, &stem, config.rows_per_shard);
     let mut counts = Counts::default();
     let read_position = Arc::new(AtomicU64::new(0));
@@ -360,13 +310,13 @@ fn process_input_signalling(
                 }
                 full_wait += reserved.elapsed();
                 let done_tx = done_tx.clone();
-                let warc_file = &warc_file;
+                let worker = &worker;
                 tasks.spawn(move |_| {
                     let processed: Vec<Processed> = batch
                         .into_par_iter()
                         .map(|record| {
                             let cpu = thread_cpu_time();
-                            let processed = process_record(record, config, warc_file);
+                            let processed = worker.process(record);
                             workers_cpu.fetch_add(nanos(thread_cpu_time().saturating_sub(cpu)), Ordering::Relaxed);
                             processed
                         })
@@ -375,7 +325,7 @@ fn process_input_signalling(
                     // the other batches' pages, and the writer, which must keep input order,
                     // never waits on the network (measured on 16 cores: docs/performance.md).
                     let started = Instant::now();
-                    let classified = classify_batch(processed, config, workers_cpu);
+                    let classified = classify_batch(processed, config, worker, workers_cpu);
                     classify_nanos.fetch_add(nanos(started.elapsed()), Ordering::Relaxed);
                     let _ = done_tx.send((index, classified));
                 });
@@ -492,137 +442,6 @@ fn read_records(
     Ok((counts, reader.compression()))
 }
 
-fn process_record(record: ResponseRecord, config: &ProcessConfig, warc_file: &str) -> Processed {
-    let page = match decode_page(record, &config.filter) {
-        Decision::Page(page) => page,
-        Decision::Filtered(reason) => return Processed::Filtered(reason.name()),
-        Decision::Broken(e) => {
-            tracing::debug!("page skipped: {e}");
-            return Processed::Skipped(e.name());
-        }
-    };
-    let skipped = |e: crate::extract::ExtractError| {
-        tracing::debug!(url = %page.url, "extraction failed: {e}");
-        Processed::Skipped(e.name())
-    };
-    let mut render_note = None;
-    let mut pending = None;
-    let mut prediction = None;
-    let classifier = config.classifier.as_deref();
-    let markdown = config.markdown.as_ref().map(|m| MarkdownOptions { page_url: Some(page.url.clone()), ..m.clone() });
-    let markdown = markdown.as_ref();
-    let extraction = if config.renderer.is_none() && classifier.is_none() {
-        match config.extractor.extract_with(&config.models, &page.html, None, None, &config.extract_limits, markdown) {
-            Ok(e) => e,
-            Err(e) => return skipped(e),
-        }
-    } else {
-        // One DOM for the picture, the features and the text.
-        let dom = match parse_page(&page.html, &config.extract_limits, &FOR_RENDERING) {
-            Ok(dom) => dom,
-            Err(e) => return skipped(e.into()),
-        };
-        // The picture is drawn only where it is used: for the network, or when asked for
-        // (--pictures, or a renderer named beside a classifier that reads none).
-        let mut draw = || {
-            config.renderer.as_deref().and_then(|renderer| {
-                let (note, picture) = render_page(renderer, &page.html, &dom, config.pictures_dir.as_deref(), warc_file, page.offset);
-                render_note = Some(note);
-                picture
-            })
-        };
-        let asked_for_pictures = config.pictures_dir.is_some() || classifier.is_none_or(|c| !c.kind().needs_picture());
-        let page_analysis = PageAnalysis::new(&dom);
-        let features = classifier.map(|c| c.features_of(&page_analysis, &page.url));
-        let cheap = classifier.zip(features.as_ref()).and_then(|(c, f)| c.decide_cheaply(f));
-        match (classifier, features) {
-            (None, _) | (_, None) => {
-                if asked_for_pictures {
-                    draw();
-                }
-                match config.extractor.extract_parsed(&config.models, &page.html, &page_analysis, None, &config.extract_limits, markdown) {
-                    Ok(e) => e,
-                    Err(e) => return skipped(e),
-                }
-            }
-            (Some(_), Some(_)) if cheap.is_some() => {
-                if asked_for_pictures {
-                    draw();
-                }
-                let predicted = cheap;
-                let genre = predicted.as_ref().map(|p| p.genre);
-                let page_analysis = page_analysis.given_page_types(predicted.as_ref().map(|p| p.probabilities));
-                prediction = predicted;
-                match config.extractor.extract_parsed(&config.models, &page.html, &page_analysis, genre, &config.extract_limits, markdown) {
-                    Ok(e) => e,
-                    Err(e) => return skipped(e),
-                }
-            }
-            (Some(_), Some(features)) => {
-                // The genre comes later, from the batch: under goce, extract both ways now.
-                let picture = draw();
-                let mut blocks = None;
-                let (extraction, candidates) = if config.extractor == Extractor::Combined {
-                    // The trees read the page types: decide the text once the batch is classified.
-                    match config.models.combiner() {
-                        Ok(_) => {
-                            let table = crate::extract::combine::BlockTable::of(&page_analysis);
-                            let (title, declared_language, description) = (dom.title(), dom.declared_language(), dom.description());
-                            drop(page_analysis);
-                            let markdown = markdown.map(|m| (Box::new(dom), m.clone()));
-                            blocks = Some(Box::new(PendingBlocks { table, description, markdown }));
-                            (Extraction { title, declared_language, ..Extraction::default() }, None)
-                        }
-                        Err(e) => return skipped(e),
-                    }
-                } else if config.extractor.uses_genre() {
-                    let both = [Genre::Article, Genre::ListView]
-                        .map(|g| config.extractor.extract_parsed(&config.models, &page.html, &page_analysis, Some(g), &config.extract_limits, markdown));
-                    match both {
-                        [Ok(article), Ok(list_view)] => (article.clone(), Some(Box::new([article, list_view]))),
-                        [Err(e), _] | [_, Err(e)] => return skipped(e),
-                    }
-                } else {
-                    match config.extractor.extract_parsed(&config.models, &page.html, &page_analysis, None, &config.extract_limits, markdown) {
-                        Ok(e) => (e, None),
-                        Err(e) => return skipped(e),
-                    }
-                };
-                pending = Some(Box::new(Pending { picture, features, candidates, blocks }));
-                extraction
-            }
-        }
-    };
-    let mut row = Row {
-        warc_date: page.warc_date.as_deref().and_then(parse_warc_date),
-        warc_offset: page.offset.and_then(|o| i64::try_from(o).ok()),
-        warc_record_id: page.record_id,
-        warc_file: warc_file.to_string(),
-        http_status: i32::from(page.http_status),
-        content_type: page.content_type,
-        charset: page.charset.to_string(),
-        html_bytes: i64::try_from(page.html_bytes).unwrap_or(i64::MAX),
-        title: extraction.title,
-        page_type: None,
-        genre: extraction.genre.map(|g| g.name().to_string()),
-        genre_confidence: None,
-        extractor: config.extractor.name().to_string(),
-        declared_language: crate::annotate::declared_language(extraction.declared_language.as_deref(), page.content_language.as_deref()),
-        text: extraction.text,
-        markdown: extraction.markdown,
-        extraction_confidence: extraction.confidence,
-        url: page.url,
-        ..Row::default()
-    };
-    if let Some(p) = &prediction {
-        set_prediction(&mut row, p);
-    }
-    if pending.is_none() {
-        annotate(&mut row);
-    }
-    Processed::Row(Box::new(row), render_note, pending)
-}
-
 /// Counts a batch's pages by outcome and hands its rows to the shard writer, in order.
 fn write_batch(processed: Vec<Processed>, counts: &mut Counts, writer: &mut ShardWriter) -> Result<(), OutputError> {
     for p in processed {
@@ -650,21 +469,6 @@ fn write_batch(processed: Vec<Processed>, counts: &mut Counts, writer: &mut Shar
         }
     }
     Ok(())
-}
-
-/// The columns computed from the final text.
-fn annotate(row: &mut Row) {
-    let facts = crate::annotate::TextFacts::of(&row.text);
-    row.language = facts.language;
-    row.language_confidence = facts.language_confidence;
-    row.text_words = facts.words;
-    row.text_sha256 = facts.sha256;
-}
-
-fn set_prediction(row: &mut Row, prediction: &Prediction) {
-    row.page_type = Some(prediction.page_type.name().to_string());
-    row.genre = Some(prediction.genre.name().to_string());
-    row.genre_confidence = Some(prediction.genre_confidence);
 }
 
 /// Runs the classifier over the pages of a processed batch that wait for it,
@@ -715,63 +519,13 @@ struct Classified {
 
 /// Classifies the pages of a processed batch that wait for it and completes their rows;
 /// the combiner's trees run on the workers (counted in `workers_cpu`).
-fn classify_batch(mut processed: Vec<Processed>, config: &ProcessConfig, workers_cpu: &AtomicU64) -> Classified {
+fn classify_batch(mut processed: Vec<Processed>, config: &ProcessConfig, worker: &PageWorker<'_>, workers_cpu: &AtomicU64) -> Classified {
     let Some(classifier) = &config.classifier else { return Classified { processed, classify_failed: 0 } };
     let (predictions, classify_failed) = classify_pending(classifier, config, &processed);
     processed.par_iter_mut().zip(predictions.par_iter()).for_each(|(p, prediction)| {
         let cpu = thread_cpu_time();
-        finish_pending(p, prediction.as_ref(), config);
+        worker.finish(p, prediction.as_ref());
         workers_cpu.fetch_add(nanos(thread_cpu_time().saturating_sub(cpu)), Ordering::Relaxed);
     });
     Classified { processed, classify_failed }
-}
-
-/// Completes a row that waited for its page's prediction: the genre columns, the text
-/// the prediction decides, and the columns computed from that text.
-fn finish_pending(processed: &mut Processed, prediction: Option<&Prediction>, config: &ProcessConfig) {
-    let Processed::Row(row, _, pending) = processed else { return };
-    let Some(p) = pending.take() else { return };
-    if let Some(blocks) = p.blocks {
-        let decided = blocks.decide(&config.models, prediction.map(|p| &p.probabilities), config.extract_limits.max_text_bytes);
-        (row.text, row.markdown, row.extraction_confidence) = (decided.text, decided.markdown, decided.confidence);
-    }
-    if let Some(prediction) = prediction {
-        set_prediction(row, prediction);
-        if let Some(candidates) = p.candidates {
-            let [article, list_view] = *candidates;
-            let chosen = if prediction.genre == Genre::ListView { list_view } else { article };
-            row.text = chosen.text;
-            row.markdown = chosen.markdown;
-        }
-    }
-    annotate(row);
-}
-
-fn render_page(
-    renderer: &PageRenderer,
-    html: &str,
-    dom: &crate::dom::Dom,
-    pictures: Option<&Path>,
-    warc_file: &str,
-    offset: Option<u64>,
-) -> (RenderNote, Option<Picture>) {
-    match renderer.render(html, dom) {
-        Ok(rendered) => {
-            let mut note = rendered.limit.map(crate::render::RenderLimit::name);
-            if let Some(dir) = pictures {
-                let stem = warc_file.rsplit('/').next().unwrap_or(warc_file).split('.').next().unwrap_or("warc");
-                let path = dir.join(format!("{stem}-{}.png", offset.unwrap_or(0)));
-                let written = rendered.picture.to_png().map_err(|e| e.to_string()).and_then(|png| std::fs::write(&path, png).map_err(|e| e.to_string()));
-                if let Err(e) = written {
-                    tracing::warn!("cannot write picture {}: {e}", path.display());
-                    note = note.or(Some("picture_not_written"));
-                }
-            }
-            (RenderNote { renderer: rendered.renderer.name(), note }, Some(rendered.picture))
-        }
-        Err(e) => {
-            tracing::debug!("render failed: {e}");
-            (RenderNote { renderer: crate::render::RendererKind::Chrome.name(), note: Some("chrome_failed") }, None)
-        }
-    }
 }

@@ -29,7 +29,7 @@ fn main() -> anyhow::Result<()> {
         let content = model.content_of(&table, &p);
         t[3] += s.elapsed();
         let s = Instant::now();
-        // The model's whole path from the block table (trees again, decision, selector if any).
+        // The model's whole path from the block table (trees again, then the decision).
         let text = model.text_of(&table);
         t[4] += s.elapsed();
         // The page's language, which the blocks phase detects once (timed again here).

@@ -27,7 +27,7 @@ use goce_warc::dom::{DomLimits, FOR_WEB2TEXT};
 use goce_warc::extract::combine::blocks::{BlockTable, feature_count};
 use goce_warc::extract::combine::{CombinerModel, Decision, column_major, confidence, content_blocks};
 use goce_warc::extract::web2text::align;
-use goce_warc::extract::{ExtractModels, Extractor, Genre, PageAnalysis};
+use goce_warc::extract::{ExtractModels, ExtractRequest, Extractor, Genre, PageAnalysis, PageSource};
 
 /// Not an extractor: the blocks the labels call content, scored against the gold text.
 /// What any block decision could reach on a page (its gold text may not be in the HTML at all).
@@ -328,7 +328,8 @@ pub fn prepare(
                         Extractor::Goce => prediction.map(|p| p.genre),
                         _ => None,
                     };
-                    let text = e.extract_page(models, &analysis, genre, None).map(|x| x.text).unwrap_or_default();
+                    let request = ExtractRequest { genre, ..ExtractRequest::default() };
+                    let text = e.extract(models, PageSource::parsed(&html, &analysis), &request).map(|x| x.text).unwrap_or_default();
                     text_scores(&text, &gold_words)
                 })
                 .collect();

@@ -48,9 +48,10 @@ static RELATIVE_COLUMNS: LazyLock<Vec<usize>> = LazyLock::new(|| {
 /// How far each side the windowed shares of the candidates look (in blocks).
 const WINDOW: usize = 3;
 
-/// Per-block flags read from the candidate extractors.
+/// Per-block flags read from the candidate extractors, in the order of [`Candidates::inputs`].
 const CANDIDATE_FLAGS: &[&str] = &["in_article", "kept_by_article_rules", "in_list_view", "in_list_item", "kept_by_list_view_rules"];
 
+/// What the previous and the next block give of themselves.
 const NEIGHBOUR_FEATURES: &[&str] = &["in_article", "in_list_view", "log_words", "link_density"];
 
 const PAGE_FEATURES: &[&str] = &[
@@ -71,6 +72,75 @@ const PAGE_FEATURES: &[&str] = &[
 /// [`BlockTable::set_page_types`] fills them), then their list-view sum.
 const CLASSIFIER_FEATURES: usize = PAGE_TYPE_COUNT + 1;
 
+/// One group of a block's inputs: their names, and how a block's values are computed from
+/// what [`BlockTable::of`] gathered of the page. A row is the groups in [`INPUT_GROUPS`]
+/// order; the names are stored with the model and checked when it loads.
+struct InputGroup {
+    names: fn() -> Vec<String>,
+    values: fn(&Gathered<'_>, usize, &mut Vec<f32>),
+}
+
+/// Every input of a block, group by group.
+const INPUT_GROUPS: &[InputGroup] = &[
+    // Web2Text's 128 block features.
+    InputGroup { names: || block_feature_names().into_iter().map(|n| format!("w2t_{n}")).collect(), values: |g, i, row| row.extend_from_slice(&g.web2text[i]) },
+    // Whether the article and list-view algorithms keep or prune it.
+    InputGroup { names: || names(CANDIDATE_FLAGS), values: |g, i, row| row.extend(g.candidates[i].inputs()) },
+    InputGroup { names: || names(&["share_of_page_words"]), values: |g, i, row| row.push(ratio(u64::from(g.words[i]), g.total_words)) },
+    // The blocks before and after it (-1 past either end).
+    InputGroup {
+        names: || ["prev", "next"].iter().flat_map(|side| NEIGHBOUR_FEATURES.iter().map(move |f| format!("{side}_{f}"))).collect(),
+        values: |g, i, row| {
+            row.extend(g.neighbour(i.checked_sub(1)));
+            row.extend(g.neighbour(Some(i + 1).filter(|&j| j < g.words.len())));
+        },
+    },
+    // The candidates' shares of the blocks around it.
+    InputGroup {
+        names: || names(&["window_in_article", "window_in_list_view", "window_kept_by_article_rules"]),
+        values: |g, i, row| {
+            row.extend([g.window_share(i, |c| c.in_article), g.window_share(i, |c| c.in_list_view), g.window_share(i, |c| c.kept_by_article_rules)])
+        },
+    },
+    // Web2Text inputs and link density relative to the page.
+    InputGroup {
+        names: || {
+            RELATIVE_TO_PAGE.iter().copied().chain(["link_density"]).flat_map(|f| [format!("{f}_minus_page_mean"), format!("{f}_page_percentile")]).collect()
+        },
+        values: |g, i, row| row.extend(g.relative.iter().flat_map(|[minus_mean, percentile]| [minus_mean[i], percentile[i]])),
+    },
+    InputGroup {
+        names: || CLASS_WORDS.iter().map(|w| format!("class_{w}")).collect(),
+        values: |g, i, row| row.extend((0..CLASS_WORDS.len()).map(|b| flag(g.class_masks[g.nodes[i]] >> b & 1 == 1))),
+    },
+    InputGroup {
+        names: || ANCESTOR_TAGS.iter().map(|t| format!("inside_{t}")).collect(),
+        values: |g, i, row| row.extend((0..ANCESTOR_TAGS.len()).map(|b| flag(g.tag_masks[g.nodes[i]] >> b & 1 == 1))),
+    },
+    // The page's figures, the same in every row.
+    InputGroup { names: || names(PAGE_FEATURES), values: |g, _, row| row.extend_from_slice(&g.page) },
+    // The classifier's, missing until it has run.
+    InputGroup {
+        names: || PAGE_TYPES.iter().map(|t| format!("classifier_{}", t.name())).chain(["classifier_list_view".to_string()]).collect(),
+        values: |_, _, row| row.extend([f32::NAN; CLASSIFIER_FEATURES]),
+    },
+];
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// Every input's name, in row order.
+static FEATURE_NAMES: LazyLock<Vec<String>> = LazyLock::new(|| INPUT_GROUPS.iter().flat_map(|g| (g.names)()).collect());
+
+/// Where a named input sits in a row.
+fn column(name: &str) -> usize {
+    FEATURE_NAMES.iter().position(|n| n == name).unwrap_or(usize::MAX)
+}
+
+static IN_ARTICLE: LazyLock<usize> = LazyLock::new(|| column("in_article"));
+static IN_LIST_VIEW: LazyLock<usize> = LazyLock::new(|| column("in_list_view"));
+
 /// Blanks a block row's classifier columns (missing, as without a classifier).
 fn blank_page_types(row: &mut [f32]) {
     let start = row.len().saturating_sub(CLASSIFIER_FEATURES);
@@ -82,36 +152,71 @@ pub const PAGE_INPUTS: usize = PAGE_FEATURES.len() + CLASSIFIER_FEATURES;
 
 /// Every feature's name, in row order (stored with the model and checked on load).
 pub fn feature_names() -> Vec<String> {
-    let mut names: Vec<String> = block_feature_names().into_iter().map(|n| format!("w2t_{n}")).collect();
-    names.extend(CANDIDATE_FLAGS.iter().map(|s| s.to_string()));
-    names.push("share_of_page_words".into());
-    for side in ["prev", "next"] {
-        names.extend(NEIGHBOUR_FEATURES.iter().map(|f| format!("{side}_{f}")));
-    }
-    names.extend(["window_in_article", "window_in_list_view", "window_kept_by_article_rules"].map(String::from));
-    for f in RELATIVE_TO_PAGE.iter().copied().chain(["link_density"]) {
-        names.extend([format!("{f}_minus_page_mean"), format!("{f}_page_percentile")]);
-    }
-    names.extend(CLASS_WORDS.iter().map(|w| format!("class_{w}")));
-    names.extend(ANCESTOR_TAGS.iter().map(|t| format!("inside_{t}")));
-    names.extend(PAGE_FEATURES.iter().map(|s| s.to_string()));
-    names.extend(PAGE_TYPES.iter().map(|t| format!("classifier_{}", t.name())));
-    names.push("classifier_list_view".into());
-    names
+    FEATURE_NAMES.clone()
 }
 
 /// The number of features per block.
 pub fn feature_count() -> usize {
-    BLOCK_FEATURES
-        + CANDIDATE_FLAGS.len()
-        + 1
-        + 2 * NEIGHBOUR_FEATURES.len()
-        + 3
-        + 2 * (RELATIVE_TO_PAGE.len() + 1)
-        + CLASS_WORDS.len()
-        + ANCESTOR_TAGS.len()
-        + PAGE_FEATURES.len()
-        + CLASSIFIER_FEATURES
+    FEATURE_NAMES.len()
+}
+
+/// Whether each candidate extractor keeps a block.
+#[derive(Debug, Clone, Copy)]
+struct Candidates {
+    in_article: bool,
+    kept_by_article_rules: bool,
+    in_list_view: bool,
+    in_list_item: bool,
+    kept_by_list_view_rules: bool,
+}
+
+impl Candidates {
+    /// As row inputs, in the order of [`CANDIDATE_FLAGS`].
+    fn inputs(self) -> [f32; 5] {
+        [self.in_article, self.kept_by_article_rules, self.in_list_view, self.in_list_item, self.kept_by_list_view_rules].map(flag)
+    }
+}
+
+/// What the rows of a page are computed from, gathered once for all its blocks.
+struct Gathered<'c> {
+    cdom: &'c Cdom,
+    web2text: Vec<[f32; BLOCK_FEATURES]>,
+    /// Each block's DOM node.
+    nodes: Vec<NodeId>,
+    words: Vec<u32>,
+    total_words: u64,
+    candidates: Vec<Candidates>,
+    /// Per relative input: each block's value less the page's mean, and its percentile.
+    relative: Vec<[Vec<f32>; 2]>,
+    class_masks: Vec<u64>,
+    tag_masks: Vec<u32>,
+    page: [f32; PAGE_FEATURES.len()],
+}
+
+impl Gathered<'_> {
+    fn link_density(&self, i: usize) -> f32 {
+        let s = &self.cdom.nodes[self.cdom.leaves[i]].stats;
+        if s.chars == 0 { 0.0 } else { s.link_chars as f32 / s.chars as f32 }
+    }
+
+    fn neighbour(&self, i: Option<usize>) -> [f32; 4] {
+        match i {
+            Some(i) => [flag(self.candidates[i].in_article), flag(self.candidates[i].in_list_view), (self.words[i] as f32).ln_1p(), self.link_density(i)],
+            None => [-1.0; 4],
+        }
+    }
+
+    /// The share of the blocks within [`WINDOW`] of block `i` (itself included) that `pick` holds for.
+    fn window_share(&self, i: usize, pick: fn(&Candidates) -> bool) -> f32 {
+        let (lo, hi) = (i.saturating_sub(WINDOW), (i + WINDOW + 1).min(self.words.len()));
+        (lo..hi).filter(|&j| pick(&self.candidates[j])).count() as f32 / (hi - lo) as f32
+    }
+
+    /// The share of the page's words in the blocks `pick` holds for.
+    fn share(&self, pick: impl Fn(&Candidates) -> bool) -> f32 {
+        let w: u64 = self.candidates.iter().zip(&self.words).filter(|(c, _)| pick(c)).map(|(_, &w)| u64::from(w)).sum();
+        ratio(w, self.total_words)
+    }
 }
 
 /// A page's blocks, their features (row-major, `feature_count()` per block) and words.
@@ -138,8 +243,7 @@ impl BlockTable {
     /// The page-level inputs every row ends with (page figures and classifier columns).
     pub fn page_inputs(&self) -> &[f32] {
         let n = feature_count();
-        let tail = PAGE_FEATURES.len() + CLASSIFIER_FEATURES;
-        self.rows.get(n - tail..n).unwrap_or(&[])
+        self.rows.get(n - PAGE_INPUTS..n).unwrap_or(&[])
     }
 
     /// Every input's bits, rows in order: what a faster feature computation must keep.
@@ -154,12 +258,12 @@ impl BlockTable {
 
     /// Whether the article extractor keeps the block (its row's `in_article` input).
     pub fn in_article(&self, block: usize) -> bool {
-        self.rows.get(block * feature_count() + BLOCK_FEATURES).is_some_and(|&v| v == 1.0)
+        self.rows.get(block * feature_count() + *IN_ARTICLE).is_some_and(|&v| v == 1.0)
     }
 
     /// Whether the list-view extractor keeps the block (its row's `in_list_view` input).
     pub fn in_list_view(&self, block: usize) -> bool {
-        self.rows.get(block * feature_count() + BLOCK_FEATURES + 2).is_some_and(|&v| v == 1.0)
+        self.rows.get(block * feature_count() + *IN_LIST_VIEW).is_some_and(|&v| v == 1.0)
     }
 
     /// The page's blocks and their features.
@@ -178,67 +282,62 @@ impl BlockTable {
             Some(choice) => (marked(dom, &list.view, &list_view::output_roots(&list.view, choice, &LIST_VIEW)), marked(dom, &list.view, &choice.items)),
             None => (vec![false; dom.nodes.len()], vec![false; dom.nodes.len()]),
         };
-        let flags: Vec<[bool; 5]> = nodes.iter().map(|&n| [in_article[n], article_view.keep[n], in_list[n], in_item[n], list.view.keep[n]]).collect();
+        let candidates = nodes
+            .iter()
+            .map(|&n| Candidates {
+                in_article: in_article[n],
+                kept_by_article_rules: article_view.keep[n],
+                in_list_view: in_list[n],
+                in_list_item: in_item[n],
+                kept_by_list_view_rules: list.view.keep[n],
+            })
+            .collect();
         let (class_masks, tag_masks) = ancestor_masks(dom);
-
         let total_words: u64 = words.iter().map(|&w| u64::from(w)).sum();
-        let share = |pick: &dyn Fn(usize) -> bool| -> f32 {
-            let w: u64 = (0..words.len()).filter(|&i| pick(i)).map(|i| u64::from(words[i])).sum();
-            ratio(w, total_words)
+        let mut gathered = Gathered {
+            cdom: &cdom,
+            web2text,
+            nodes,
+            words,
+            total_words,
+            candidates,
+            relative: Vec::new(),
+            class_masks,
+            tag_masks,
+            page: [0.0; PAGE_FEATURES.len()],
         };
-        let either = share(&|i| flags[i][0] || flags[i][2]);
-        let both = share(&|i| flags[i][0] && flags[i][2]);
+
+        let either = gathered.share(|c| c.in_article || c.in_list_view);
+        let both = gathered.share(|c| c.in_article && c.in_list_view);
         let (items, item_words, r) =
             list.choice.as_ref().map_or((0.0, 0.0, 0.0), |c| (f64::from(c.occurrences).ln_1p() as f32, c.average_words().ln_1p() as f32, c.r as f32));
-        let page_row = [
-            (words.len() as f32).ln_1p(),
+        gathered.page = [
+            (gathered.words.len() as f32).ln_1p(),
             (total_words as f32).ln_1p(),
-            share(&|i| flags[i][0]),
-            share(&|i| flags[i][2]),
-            share(&|i| flags[i][3]),
+            gathered.share(|c| c.in_article),
+            gathered.share(|c| c.in_list_view),
+            gathered.share(|c| c.in_list_item),
             if either > 0.0 { both / either } else { 0.0 },
             items,
             item_words,
             r,
             if genre::guess(list) == Genre::ListView { 1.0 } else { 0.0 },
-            share(&|i| flags[i][1]),
+            gathered.share(|c| c.kept_by_article_rules),
         ];
-
-        let link_density = |i: usize| {
-            let s = &cdom.nodes[cdom.leaves[i]].stats;
-            if s.chars == 0 { 0.0 } else { s.link_chars as f32 / s.chars as f32 }
-        };
-        let neighbour = |i: Option<usize>| -> [f32; 4] {
-            match i {
-                Some(i) => [flag(flags[i][0]), flag(flags[i][2]), (words[i] as f32).ln_1p(), link_density(i)],
-                None => [-1.0; 4],
-            }
-        };
-        let window_mean = |i: usize, k: usize| {
-            let (lo, hi) = (i.saturating_sub(WINDOW), (i + WINDOW + 1).min(words.len()));
-            (lo..hi).filter(|&j| flags[j][k]).count() as f32 / (hi - lo) as f32
-        };
-
-        let mut relative: Vec<Vec<f32>> = RELATIVE_COLUMNS.iter().map(|&c| web2text.iter().map(|row| row[c]).collect()).collect();
-        relative.push((0..words.len()).map(link_density).collect());
-        let relative: Vec<[Vec<f32>; 2]> = relative.iter().map(|values| relative_to_page(values, &words)).collect();
+        let mut relative: Vec<Vec<f32>> = RELATIVE_COLUMNS.iter().map(|&c| gathered.web2text.iter().map(|row| row[c]).collect()).collect();
+        relative.push((0..gathered.words.len()).map(|i| gathered.link_density(i)).collect());
+        gathered.relative = relative.iter().map(|values| relative_to_page(values, &gathered.words)).collect();
 
         let n = feature_count();
-        let mut rows = Vec::with_capacity(n * words.len());
-        for (i, &node) in nodes.iter().enumerate() {
-            rows.extend_from_slice(&web2text[i]);
-            rows.extend(flags[i].map(flag));
-            rows.push(ratio(u64::from(words[i]), total_words));
-            rows.extend(neighbour(i.checked_sub(1)));
-            rows.extend(neighbour(Some(i + 1).filter(|&j| j < words.len())));
-            rows.extend([window_mean(i, 0), window_mean(i, 2), window_mean(i, 1)]);
-            rows.extend(relative.iter().flat_map(|[minus_mean, percentile]| [minus_mean[i], percentile[i]]));
-            rows.extend((0..CLASS_WORDS.len()).map(|b| flag(class_masks[node] >> b & 1 == 1)));
-            rows.extend((0..ANCESTOR_TAGS.len()).map(|b| flag(tag_masks[node] >> b & 1 == 1)));
-            rows.extend_from_slice(&page_row);
-            rows.extend([f32::NAN; CLASSIFIER_FEATURES]);
+        let mut rows = Vec::with_capacity(n * gathered.words.len());
+        for i in 0..gathered.words.len() {
+            for group in INPUT_GROUPS {
+                (group.values)(&gathered, i, &mut rows);
+            }
         }
-        debug_assert_eq!(rows.len(), n * words.len());
+        debug_assert_eq!(rows.len(), n * gathered.words.len());
+        let words = std::mem::take(&mut gathered.words);
+        drop(gathered);
         Self { cdom, rows, words }
     }
 
@@ -371,6 +470,9 @@ mod tests {
     #[test]
     fn names_and_rows_agree_in_length() {
         assert_eq!(feature_names().len(), feature_count());
+        let unique: std::collections::HashSet<&String> = FEATURE_NAMES.iter().collect();
+        assert_eq!(unique.len(), feature_count(), "every input has a name of its own");
+        assert_eq!((*IN_ARTICLE, *IN_LIST_VIEW), (BLOCK_FEATURES, BLOCK_FEATURES + 2));
         assert!(CLASS_WORDS.len() <= 64 && ANCESTOR_TAGS.len() <= 32);
         let dom = Dom::parse_unbounded("<body><nav class=menu><a href=/>Home</a></nav><article><p>One two three.</p><p>Four five.</p></article></body>");
         let table = BlockTable::of(&PageAnalysis::new(&dom));

@@ -21,6 +21,8 @@ pub use blocks::BlockTable;
 pub use decide::Decision;
 use trees::FlatTrees;
 
+use crate::models::ModelFileError;
+
 pub const MODEL_FILE: &str = crate::models::COMBINER;
 /// The model file's format tag: a file of another format is refused on load.
 pub const FORMAT: &str = "goce-warc combiner 2";
@@ -28,8 +30,8 @@ const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retr
 
 #[derive(Debug, thiserror::Error)]
 pub enum CombineError {
-    #[error("combiner model {path}: {detail}; {HOW_TO_FIX}")]
-    Model { path: PathBuf, detail: String },
+    #[error("combiner model {path}: {source}; {HOW_TO_FIX}")]
+    Model { path: PathBuf, source: ModelFileError },
     #[error("the block trees cannot be laid out for prediction")]
     Unpredictable,
 }
@@ -104,34 +106,35 @@ impl CombinerModel {
     /// Loads `combiner.json` from a models folder.
     pub fn load(models: &Path) -> Result<Self, CombineError> {
         let path = models.join(MODEL_FILE);
-        let bad = |detail: String| CombineError::Model { path: path.clone(), detail };
-        let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
-        let file: ModelFile = serde_json::from_str(&text).map_err(|e| bad(format!("not a combiner model ({e})")))?;
+        let bad = |source| CombineError::Model { path: path.clone(), source };
+        let invalid = |detail: &str| bad(ModelFileError::Invalid(detail.to_string()));
+        let trees = |what, v: &serde_json::Value| GradientBooster::from_json(&v.to_string()).map_err(|source| bad(ModelFileError::Trees { what, source }));
+        let file: ModelFile = ModelFileError::read(&path).and_then(|text| ModelFileError::parse(&text, "combiner model")).map_err(bad)?;
         if file.format != FORMAT {
-            return Err(bad(format!("format {:?}, this build reads {FORMAT:?}", file.format)));
+            return Err(invalid(&format!("format {:?}, this build reads {FORMAT:?}", file.format)));
         }
         if file.features != blocks::feature_names() {
-            return Err(bad("trained on other features than this build computes".into()));
+            return Err(invalid("trained on other features than this build computes"));
         }
-        let booster = GradientBooster::from_json(&file.booster.to_string()).map_err(|e| bad(format!("trees: {e}")))?;
+        let booster = trees("trees", &file.booster)?;
         let confidence = match &file.confidence {
             Some(_) if file.confidence_inputs != confidence::input_names() => {
-                return Err(bad("confidence trees trained on other inputs than this build computes".into()));
+                return Err(invalid("confidence trees trained on other inputs than this build computes"));
             }
-            Some(v) => Some(GradientBooster::from_json(&v.to_string()).map_err(|e| bad(format!("confidence trees: {e}")))?),
+            Some(v) => Some(trees("confidence trees", v)?),
             None => None,
         };
-        let flat = FlatTrees::of(&booster, blocks::feature_count()).ok_or_else(|| bad("trees: a node or feature index out of range".into()))?;
+        let flat = FlatTrees::of(&booster, blocks::feature_count()).ok_or_else(|| invalid("trees: a node or feature index out of range"))?;
         Ok(Self { booster, flat, threshold: file.threshold, decision: file.decision, confidence })
     }
 
     /// Writes the model as `combiner.json` into `dir`.
     pub fn save(&self, dir: &Path) -> Result<(), CombineError> {
         let path = dir.join(MODEL_FILE);
-        let bad = |detail: String| CombineError::Model { path: path.clone(), detail };
+        let bad = |source| CombineError::Model { path: path.clone(), source };
         let to_value = |b: &GradientBooster| -> Result<serde_json::Value, CombineError> {
-            let json = b.json_dump().map_err(|e| bad(e.to_string()))?;
-            serde_json::from_str(&json).map_err(|e| bad(e.to_string()))
+            let json = b.json_dump().map_err(|source| bad(ModelFileError::Trees { what: "trees", source }))?;
+            ModelFileError::parse(&json, "tree dump").map_err(bad)
         };
         let file = ModelFile {
             format: FORMAT.into(),
@@ -142,8 +145,8 @@ impl CombinerModel {
             confidence: self.confidence.as_ref().map(to_value).transpose()?,
             confidence_inputs: if self.confidence.is_some() { confidence::input_names() } else { Vec::new() },
         };
-        let json = serde_json::to_string(&file).map_err(|e| bad(e.to_string()))?;
-        std::fs::write(&path, json).map_err(|e| bad(e.to_string()))
+        let json = serde_json::to_string(&file).map_err(|source| bad(ModelFileError::Json { what: "combiner model", source }))?;
+        std::fs::write(&path, json).map_err(|e| bad(ModelFileError::Write(e)))
     }
 
     /// Each block's probability of being content, from its own row.

@@ -23,8 +23,8 @@ const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retr
 
 #[derive(Debug, thiserror::Error)]
 pub enum Web2TextError {
-    #[error("Web2Text model file {path}: {detail}; {HOW_TO_FIX}")]
-    Model { path: PathBuf, detail: String },
+    #[error("Web2Text model file {path}: {source}; {HOW_TO_FIX}")]
+    Model { path: PathBuf, source: crate::models::ModelFileError },
     #[error("LibTorch: {0}")]
     Torch(#[from] tch::TchError),
     /// The networks' state, not LibTorch, failed (a poisoned lock).

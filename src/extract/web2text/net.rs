@@ -12,6 +12,7 @@ use tch::{Device, Kind, Tensor};
 
 use super::features::{BLOCK_FEATURES, EDGE_FEATURES};
 use super::{MODEL_SPEC, MODEL_WEIGHTS, Web2TextError};
+use crate::models::ModelFileError;
 
 /// Per block [boilerplate, content], per pair of neighbouring blocks [00, 01, 10, 11].
 pub type Potentials = (Vec<[f32; 2]>, Vec<[f32; 4]>);
@@ -144,14 +145,14 @@ pub struct Web2TextModel {
 impl Web2TextModel {
     pub fn load(models: &Path) -> Result<Self, Web2TextError> {
         let spec_path = models.join(MODEL_SPEC);
-        let err = |path: &Path, detail: String| Web2TextError::Model { path: path.to_path_buf(), detail };
-        let text = std::fs::read_to_string(&spec_path).map_err(|e| err(&spec_path, e.to_string()))?;
-        let spec: ModelSpec = serde_json::from_str(&text).map_err(|e| err(&spec_path, e.to_string()))?;
-        spec.check().map_err(|e| err(&spec_path, e))?;
+        let err = |path: &Path, source| Web2TextError::Model { path: path.to_path_buf(), source };
+        let spec: ModelSpec =
+            ModelFileError::read(&spec_path).and_then(|text| ModelFileError::parse(&text, "Web2Text spec")).map_err(|e| err(&spec_path, e))?;
+        spec.check().map_err(|e| err(&spec_path, ModelFileError::Invalid(e)))?;
         let weights_path = models.join(MODEL_WEIGHTS);
         let mut vs = nn::VarStore::new(Device::Cpu);
         let nets = Nets::new(&vs, &spec);
-        vs.load(&weights_path).map_err(|e| err(&weights_path, format!("cannot load the weights: {e}")))?;
+        vs.load(&weights_path).map_err(|e| err(&weights_path, ModelFileError::Weights(e)))?;
         Ok(Self { spec, nets: Mutex::new((vs, nets)) })
     }
 

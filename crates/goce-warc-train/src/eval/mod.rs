@@ -10,7 +10,7 @@ use rayon::prelude::*;
 pub use dataset::{GoldPage, load};
 use goce_warc::classify::{Classifier, ClassifyError, Features, NetInput, Prediction};
 use goce_warc::dom::{Dom, DomLimits, FOR_RENDERING};
-use goce_warc::extract::{ExtractLimits, ExtractModels, Extractor, Genre, PageAnalysis, all_text};
+use goce_warc::extract::{ExtractLimits, ExtractModels, ExtractRequest, Extractor, Genre, PageAnalysis, PageSource};
 use goce_warc::render::{Picture, RenderOptions, render_lite};
 use metrics::{Prf, cosine, lcs_prf, snippets, word_prf, words};
 
@@ -190,22 +190,23 @@ fn score_page(page: &GoldPage, extractors: &[Extractor], models: &ExtractModels,
     let dom = html.as_ref().ok().map(|h| Dom::parse_with(h, DomLimits { max_elements: limits.max_elements, deadline: None }, prepass));
     // One analysis serves every extractor too (Algorithm 2 runs once).
     let analysis = match &dom {
-        Some(Ok(dom)) => Some(PageAnalysis::with_page_types(dom, prediction.map(|p| p.probabilities))),
+        Some(Ok(dom)) => Some(PageAnalysis::new(dom)),
         _ => None,
     };
+    let request = |genre| ExtractRequest { genre, page_types: prediction.map(|p| &p.probabilities), limits: *limits, ..ExtractRequest::default() };
     extractors
         .iter()
         .map(|&extractor| {
             let result = match (&html, &dom, &analysis) {
                 (Err(e), _, _) => Err(e.to_string()),
-                (Ok(h), _, _) if extractor == Extractor::AllText => all_text(h, limits).map_err(|e| e.to_string()),
-                (Ok(_), _, Some(analysis)) => {
+                (Ok(h), _, _) if extractor == Extractor::AllText => extractor.extract(models, PageSource::html(h), &request(None)).map_err(|e| e.to_string()),
+                (Ok(h), _, Some(analysis)) => {
                     let genre = match extractor {
                         Extractor::Oracle => Some(page.genre),
                         e if e.uses_genre() => predicted,
                         _ => None,
                     };
-                    extractor.extract_page(models, analysis, genre, None).map_err(|e| e.to_string())
+                    extractor.extract(models, PageSource::parsed(h, analysis), &request(genre)).map_err(|e| e.to_string())
                 }
                 (Ok(_), Some(Err(e)), None) => Err(e.to_string()),
                 (Ok(_), _, None) => Err("no DOM".into()),
