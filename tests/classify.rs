@@ -69,10 +69,14 @@ fn a_batch_predicts_what_pages_one_by_one_do() {
 
 #[test]
 fn the_default_cascade_answers_sure_pages_itself_and_passes_the_rest_to_the_resnet() {
-    let cascade = Classifier::load(ClassifierKind::Cascade, &models(), DeviceChoice::Cpu).unwrap();
+    let mut cascade = Classifier::load(ClassifierKind::Cascade, &models(), DeviceChoice::Cpu).unwrap();
     let resnet = Classifier::load(ClassifierKind::Resnet, &models(), DeviceChoice::Cpu).unwrap();
-    let Classifier::Cascade(gate) = &cascade else { panic!("not a cascade: {cascade:?}") };
-    assert!(gate.sure_at > 0.5 && gate.sure_at <= 1.0, "{}", gate.sure_at);
+    let Classifier::Cascade(gate) = &mut cascade else { panic!("not a cascade") };
+    assert!((0.5..=1.0).contains(&gate.sure_at), "{}", gate.sure_at);
+    // The shipped gate is sure of every one of these plain pages: a stricter one sends some
+    // to the network too, so that both ways are taken.
+    gate.sure_at = gate.sure_at.max(0.9);
+    let sure_at = gate.sure_at;
     let records = check_records();
     let inputs: Vec<NetInput<'_>> = records.iter().map(|(p, f, _)| NetInput { picture: Some(p), features: f }).collect();
     let answers = cascade.classify(&inputs).unwrap();
@@ -82,7 +86,7 @@ fn the_default_cascade_answers_sure_pages_itself_and_passes_the_rest_to_the_resn
             Some(cheap) => {
                 sure += 1;
                 assert_eq!(&cheap, answer);
-                assert!(cheap.probabilities.iter().copied().fold(0.0, f32::max) >= gate.sure_at);
+                assert!(cheap.probabilities.iter().copied().fold(0.0, f32::max) >= sure_at);
             }
             None => {
                 unsure += 1;
@@ -91,8 +95,7 @@ fn the_default_cascade_answers_sure_pages_itself_and_passes_the_rest_to_the_resn
             }
         }
     }
-    // The handwritten pages are plain: most are decided without the picture.
-    assert!(sure > unsure, "{sure} sure, {unsure} to the network");
+    assert!(sure > 0 && unsure > 0, "{sure} sure, {unsure} to the network");
     // A page the gate is sure of needs no picture at all.
     let sure_input = inputs.iter().find(|i| cascade.decide_cheaply(i.features).is_some()).unwrap();
     let without_picture = cascade.classify(&[NetInput { picture: None, features: sure_input.features }]).unwrap();

@@ -34,6 +34,9 @@ pub struct SweepPoint {
     pub to_network: f64,
     pub genre_accuracy: f64,
     pub type_accuracy: f64,
+    /// The pages scored (0 in files written before it was stored).
+    #[serde(default)]
+    pub pages: usize,
 }
 
 /// The linear gate in front of the ResNet.
@@ -104,33 +107,47 @@ pub fn combine_predictions(linear: &[Prediction], net: &[Prediction], sure_at: f
     (out, to_net as f64 / linear.len().max(1) as f64)
 }
 
-/// The threshold to ship, from the validation domains' sweep: the most pages right (genre
-/// and type counted together), and of equals the one that sends the fewest pages to the
-/// ResNet (the lowest).
+/// The threshold to ship, from the validation domains' sweep: the lowest (the fewest pages
+/// to the ResNet) whose pages right (genre and type accuracy summed) come within one standard
+/// error of the best threshold's. This is the one-standard-error rule of model selection: on
+/// a few hundred validation pages a smaller difference is noise, while every step up sends
+/// more pages to the network. Without a page count (an older file), the best, and of equals
+/// the lowest.
 pub fn choose_sure_at(validation: &[SweepPoint]) -> f32 {
     let key = |p: &SweepPoint| p.genre_accuracy + p.type_accuracy;
-    validation
-        .iter()
-        .fold(None::<&SweepPoint>, |best, p| match best {
-            Some(b) if key(b) >= key(p) - 1e-12 => Some(b),
-            _ => Some(p),
-        })
-        .map_or(1.0, |p| p.sure_at)
+    let Some(best) = validation.iter().max_by(|a, b| key(a).total_cmp(&key(b))) else { return 1.0 };
+    let standard_error = |accuracy: f64| (accuracy * (1.0 - accuracy) / best.pages as f64).sqrt();
+    let margin = if best.pages == 0 { 0.0 } else { standard_error(best.genre_accuracy) + standard_error(best.type_accuracy) };
+    validation.iter().filter(|p| key(p) >= key(best) - margin - 1e-12).map(|p| p.sure_at).fold(best.sure_at, f32::min)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn point(sure_at: f32, genre: f64, page_type: f64) -> SweepPoint {
-        SweepPoint { split: "validation".into(), sure_at, to_network: 0.0, genre_accuracy: genre, type_accuracy: page_type }
+    fn point(sure_at: f32, genre: f64, page_type: f64, pages: usize) -> SweepPoint {
+        SweepPoint { split: "validation".into(), sure_at, to_network: 0.0, genre_accuracy: genre, type_accuracy: page_type, pages }
     }
 
     #[test]
-    fn the_cheapest_of_the_best_thresholds_is_chosen() {
-        let sweep = [point(0.5, 0.90, 0.80), point(0.6, 0.93, 0.85), point(0.7, 0.93, 0.85), point(1.0, 0.92, 0.85)];
-        assert_eq!(choose_sure_at(&sweep), 0.6);
+    fn the_cheapest_threshold_within_a_standard_error_of_the_best_is_chosen() {
+        let sweep = |pages| [point(0.5, 0.90, 0.80, pages), point(0.6, 0.93, 0.85, pages), point(0.7, 0.93, 0.85, pages), point(1.0, 0.92, 0.85, pages)];
+        // 100 pages: the best's standard errors (0.026 + 0.036) do not cover 0.5's shortfall of 0.08.
+        assert_eq!(choose_sure_at(&sweep(100)), 0.6);
+        // 30 pages: 0.047 + 0.065 do cover it, so the cheapest threshold is as good as the best.
+        assert_eq!(choose_sure_at(&sweep(30)), 0.5);
+        // Without a page count: the best, of equals the lowest.
+        assert_eq!(choose_sure_at(&sweep(0)), 0.6);
         assert_eq!(choose_sure_at(&[]), 1.0);
+    }
+
+    #[test]
+    fn the_shipped_gate_is_sure_at_what_the_rule_chooses_from_its_own_sweep() {
+        let dir = crate::models::find_dir(None).unwrap();
+        let file: CascadeFile = serde_json::from_str(&std::fs::read_to_string(dir.join(CASCADE_MODEL)).unwrap()).unwrap();
+        let validation: Vec<SweepPoint> = file.sweep.iter().filter(|p| p.split == "validation").cloned().collect();
+        assert!(!validation.is_empty() && validation.iter().all(|p| p.pages > 0));
+        assert_eq!(file.sure_at, choose_sure_at(&validation));
     }
 
     #[test]

@@ -605,7 +605,14 @@ fn write_cascade(
         for sure_at in cascade::thresholds() {
             let (predicted, to_network) = cascade::combine_predictions(&linear, &from_net, sure_at);
             let s = score(&gold, &predicted);
-            sweep.push(cascade::SweepPoint { split: name.into(), sure_at, to_network, genre_accuracy: s.genre_accuracy, type_accuracy: s.type_accuracy });
+            sweep.push(cascade::SweepPoint {
+                split: name.into(),
+                sure_at,
+                to_network,
+                genre_accuracy: s.genre_accuracy,
+                type_accuracy: s.type_accuracy,
+                pages: set.len(),
+            });
         }
     }
     let validation_sweep: Vec<cascade::SweepPoint> = sweep.iter().filter(|p| p.split == "validation").cloned().collect();
