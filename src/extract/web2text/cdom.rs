@@ -8,6 +8,7 @@
 //! has no source offsets, so a running count of text and markup characters (tag names,
 //! attributes, brackets) stands in for them.
 
+use html5ever::local_name;
 use std::sync::LazyLock;
 
 use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet};
@@ -336,8 +337,17 @@ impl Cdom {
     /// The CDOM without the subtrees of the `skip` tags.
     pub fn build_skipping(dom: &Dom, skip: &TagSet) -> Self {
         let start = dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT);
-        let mut builder =
-            Builder { dom, cdom: Cdom::default(), offset: 0, pending_break: true, pending_space: true, phrasing_closed: false, sibling_gap: false, skip };
+        let mut builder = Builder {
+            dom,
+            cdom: Cdom::default(),
+            offset: 0,
+            pending_break: true,
+            pending_space: true,
+            phrasing_closed: false,
+            sibling_gap: false,
+            in_code: 0,
+            skip,
+        };
         let root = builder.node(start, 0);
         let mut cdom = builder.cdom;
         cdom.root = root;
@@ -573,6 +583,9 @@ struct Builder<'d> {
     /// A phrasing element opened after a closed sibling: a space unless the next text
     /// goes on the word before (`<b>6</b><b>.5/</b>10` is "6.5/10").
     sibling_gap: bool,
+    /// `pre` and `code` elements open around the node: their text is the page's characters
+    /// as they are, so touching siblings stay touching (highlighted code is made of them).
+    in_code: usize,
     /// Tags dropped with their subtree.
     skip: &'d TagSet,
 }
@@ -598,7 +611,7 @@ impl Builder<'_> {
                 let block = BLOCKS.contains(name);
                 let separates = !INLINE.contains(name);
                 self.pending_space |= separates;
-                self.sibling_gap |= !separates && self.phrasing_closed;
+                self.sibling_gap |= !separates && self.phrasing_closed && self.in_code == 0;
                 if self.skip.contains(name) {
                     if block {
                         self.pending_break = true;
@@ -606,12 +619,15 @@ impl Builder<'_> {
                     return None;
                 }
                 self.pending_break |= block;
+                let code = matches!(*name, local_name!("pre") | local_name!("code"));
+                self.in_code += usize::from(code);
                 let kept: Vec<usize> = if depth >= MAX_DEPTH {
                     let text = self.subtree_text(id);
                     self.leaf(id, &text, "#text", "", start).into_iter().collect()
                 } else {
                     dom.children(id).iter().filter_map(|&c| self.node(c, depth + 1)).collect()
                 };
+                self.in_code -= usize::from(code);
                 self.offset += tag.len() + 3;
                 self.pending_break |= block;
                 self.pending_space |= separates;
@@ -924,6 +940,12 @@ mod tests {
         // spans, a sentence's full stop after a link.
         let page = cdom("<body><p>rated <strong>6</strong><strong>.5/</strong>10, by <a href=x>them</a><span>.</span> <b>Yes</b><i>!</i></p></body>");
         assert_eq!(page.text_of(&vec![true; page.leaves.len()]), "rated 6.5/10, by them. Yes!");
+        // In code, touching siblings are the page's characters as they are: highlighted code
+        // is made of them. The same spans outside code are separate items.
+        let page = cdom(
+            "<body><pre><code><span>curl</span> -u <span>\"</span><span>sk_test</span><span>abc</span><span>:</span></code></pre>             <p>use <code><span>foo</span><span>(</span><span>x</span><span>)</span></code> or <span>sk_test</span><span>abc</span></p></body>",
+        );
+        assert_eq!(page.text_of(&vec![true; page.leaves.len()]), "curl -u \"sk_testabc:\nuse foo(x) or sk_test abc");
     }
 
     #[test]
