@@ -100,6 +100,18 @@ impl crate::choice::Choice for Extractor {
 }
 
 impl Extraction {
+    /// A page left without text (a script-only page) gets its own summary, the only text it
+    /// has, and the Markdown, where written, that summary as one paragraph.
+    fn or_description(mut self, description: impl FnOnce() -> Option<String>) -> Self {
+        if self.text.is_empty() {
+            self.text = description().unwrap_or_default();
+            if self.markdown.is_some() {
+                self.markdown = Some(markdown::paragraph(&self.text));
+            }
+        }
+        self
+    }
+
     /// Cut to at most `max_bytes` of text (and of Markdown), at a character boundary.
     pub(crate) fn truncated(mut self, max_bytes: usize) -> Self {
         truncate(&mut self.text, max_bytes);
@@ -227,7 +239,7 @@ impl Extractor {
         let Some(algorithm) = self.algorithm(genre) else { return all_text(html, &request.limits) };
         let dom = page.dom;
         let markdown = request.markdown.filter(|_| self.writes_markdown());
-        let mut extraction = match algorithm {
+        let extraction = match algorithm {
             Algorithm::Article => article_output(page, markdown),
             Algorithm::ArticlePaper => Extraction { text: article_text(page, &ARTICLE_PAPER), ..Extraction::default() },
             Algorithm::ListView => list_view_output(page, markdown),
@@ -235,13 +247,7 @@ impl Extractor {
             Algorithm::Web2text => web2text_output(models, dom, markdown)?,
             Algorithm::Combined => CombinerBlocks::of(page).decide(models.combiner()?, request.page_types, markdown.map(|m| (dom, m))),
         };
-        if extraction.text.is_empty() {
-            // A script-only page: its own summary is the only text it has.
-            extraction.text = dom.description().unwrap_or_default();
-            if markdown.is_some() {
-                extraction.markdown = Some(markdown::paragraph(&extraction.text));
-            }
-        }
+        let extraction = extraction.or_description(|| dom.description());
         Ok(Extraction { title: dom.title(), declared_language: dom.declared_language(), genre, ..extraction })
     }
 
@@ -322,14 +328,8 @@ impl CombinerBlocks {
             self.table.set_page_types(p);
         }
         let decided = model.decide(&self.table);
-        let mut markdown = markdown.map(|(dom, options)| markdown::render(dom, &self.table.cdom, &decided.content, options));
-        let mut text = decided.text;
-        if text.is_empty() {
-            // A script-only page: its own summary is the only text it has.
-            text = self.description.unwrap_or_default();
-            markdown = markdown.map(|_| markdown::paragraph(&text));
-        }
-        Extraction { text, markdown, confidence: decided.confidence, ..Extraction::default() }
+        let markdown = markdown.map(|(dom, options)| markdown::render(dom, &self.table.cdom, &decided.content, options));
+        Extraction { text: decided.text, markdown, confidence: decided.confidence, ..Extraction::default() }.or_description(|| self.description)
     }
 }
 
