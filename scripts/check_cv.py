@@ -15,6 +15,8 @@ Usage: check_cv.py REPORT FLOOR...
                                   correlation at least R with the real word F1
          DATASET/all:confidence-auc=A
                                   and finds the pages under word F1 0.5 with ROC AUC at least A
+         trafi/GROUP:snippet-f1=F the snippet-gold pages of the language GROUP (all, german,
+                                  english, other) have snippet F1 at least F
   SUBSET as in the report with '_' for a space (list-view_genre); '*' is every page type.
 """
 import json
@@ -46,6 +48,16 @@ def main() -> int:
             got = confidence[key]
             ok = got >= float(value)
             print(f"CV {dataset} extraction_confidence {key}: {got:.3f} (floor {value}; {confidence['pages']} pages) {'ok' if ok else 'BELOW THE FLOOR'}")
+            failed |= not ok
+            continue
+        if metric == "snippet-f1":
+            group = report.get("snippets", {}).get(subset, {})
+            if "combined" not in group:
+                print(f"{floor}: no snippet report for {subset}", file=sys.stderr)
+                return 2
+            got, ok = group["combined"]["f1"], group["combined"]["f1"] >= float(value)
+            print(f"CV {dataset}/{subset} snippet F1: {got:.3f} (floor {value}; {group['combined']['pages']} pages, "
+                  f"precision {group['combined']['precision']:.3f}, recall {group['combined']['recall']:.3f}) {'ok' if ok else 'BELOW THE FLOOR'}")
             failed |= not ok
             continue
         subsets = means[dataset]

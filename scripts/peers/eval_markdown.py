@@ -5,7 +5,10 @@ Pages: WCXB-dev's held-out fifth (page ids divisible by five: the combiner and t
 never trained on them), Scrapinghub's 181 news pages (gold structure from the page's HTML
 within its gold text, as for WCXB; the combiner trained on four fifths of them) and CleanEval
 (dev + final; the combiner trained on these pages, so its content decisions there are
-in-fold: the structure figures still measure the renderer).
+in-fold: the structure figures still measure the renderer). With --cv-markdown, also WCXB-dev's
+other four fifths (1,192 pages, `wcxb-cv`), each page's content decided by combiner trees that
+never saw its site (`make eval-cv` writes them: train-extract --markdown-out) and rendered as
+`process --markdown` renders them; the peers run on the same pages.
 
 Gold structure
 - CleanEval: its gold text marks headings (`<h>`), list items (`<l>`) and paragraphs (`<p>`).
@@ -286,6 +289,24 @@ def load_pages(shared):
     return pages
 
 
+def cv_pages(shared, path):
+    """WCXB-dev's other four fifths with the combiner's out-of-fold text and Markdown
+    (`goce-warc-train train-extract --markdown-out`): [(dataset, id, url, html, gold)] and
+    {url: (text, markdown)}."""
+    wcxb = shared / "data" / "wcxb-dev"
+    pages, by_url = [], {}
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        pid = row["id"]
+        gt = json.loads((wcxb / "ground-truth" / f"{pid}.json").read_text())
+        text = (gt.get("ground_truth") or {}).get("main_content") or ""
+        html = gzip.decompress((wcxb / "html" / f"{pid}.html.gz").read_bytes())
+        url = f"cv:{pid}"
+        pages.append(("wcxb-cv", pid, gt.get("url") or url, html, wcxb_gold(html, text)))
+        by_url[("wcxb-cv", pid)] = (row["text"], row["markdown"])
+    return pages, by_url
+
+
 def ours(binary, shared, pages, work):
     """The default `process --markdown` over a WARC of the pages: (text, markdown) by URL."""
     folder = work / "pages"
@@ -332,6 +353,9 @@ def main():
     parser.add_argument("--rs-trafilatura", metavar="BIN", help="rs-trafilatura's extract_stdin (scripts/peers/build_rs_trafilatura.sh)")
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--cv-markdown", type=Path, metavar="JSONL",
+                        help="also score WCXB-dev's other four fifths from the combiner's out-of-fold Markdown "
+                             "(train-extract --markdown-out), as dataset wcxb-cv")
     parser.add_argument("--require", action="append", default=[], metavar="DATASET:METRIC=MIN,...", help="fail unless our figure reaches each floor")
     parser.add_argument("--require-words", action="store_true", help="fail unless, on every dataset, the Markdown's word F1 is no lower than the text's")
     args = parser.parse_args()
@@ -344,6 +368,12 @@ def main():
     for dataset, pid, url, html, gold in pages:
         text, markdown = by_url.get(url, ("", ""))
         tallies[(dataset, "goce-warc")].add(gold, markdown, text)
+    if args.cv_markdown:
+        more, by_page = cv_pages(args.shared, args.cv_markdown)
+        for dataset, pid, url, html, gold in more:
+            text, markdown = by_page[(dataset, pid)]
+            tallies[(dataset, "goce-warc")].add(gold, markdown, text)
+        pages += more
     if not args.no_peers:
         for tool, markdowns in peers(pages, args.rs_trafilatura).items():
             for dataset, pid, url, html, gold in pages:

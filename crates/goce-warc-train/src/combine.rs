@@ -7,6 +7,12 @@
 //! are grouped by registrable domain and the domains split into k folds; each fold's pages
 //! are scored by trees trained on the other folds only, beside the existing extractors
 //! on the same pages. The shipped model is then trained on all of them.
+//!
+//! With `--snippets`, the pages of a snippet-gold set (`trafi-dev`: text a page's extraction
+//! must contain and text it must not) join as partial labels: a block holding a `with`
+//! snippet is content, one holding a `without` snippet boilerplate, the other blocks of the
+//! page unlabelled (left out of the fit). They are scored in the CV by trafilatura's
+//! snippet metric, by the language their page declares.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -21,13 +27,13 @@ use rayon::prelude::*;
 use crate::TrainError;
 use crate::classify::RecordedSplit;
 use crate::gold::GoldPage;
-use crate::gold::metrics::{lcs_prf, word_prf, words};
+use crate::gold::metrics::{SnippetCounts, collapse, lcs_prf, word_prf, words};
 use goce_warc::classify::Prediction;
 use goce_warc::dom::{DomLimits, FOR_WEB2TEXT};
 use goce_warc::extract::combine::blocks::{BlockTable, feature_count};
 use goce_warc::extract::combine::{CombinerModel, Decision, column_major, confidence, content_blocks};
 use goce_warc::extract::web2text::align;
-use goce_warc::extract::{ExtractModels, ExtractRequest, Extractor, Genre, PageAnalysis, PageSource};
+use goce_warc::extract::{ExtractModels, ExtractRequest, Extractor, Genre, MarkdownOptions, PageAnalysis, PageSource};
 
 /// Not an extractor: the blocks the labels call content, scored against the gold text.
 /// What any block decision could reach on a page (its gold text may not be in the HTML at all).
@@ -76,6 +82,9 @@ pub struct TreeSettings {
     /// Train on each block's aligned share of characters, mapped from chance (a third or
     /// less: 0) to content (two thirds or more: 1), instead of the 0/1 label.
     pub soft_labels: bool,
+    /// Weight of a snippet-gold page against a page with gold text (its labelled blocks
+    /// together weigh this many gold-text pages).
+    pub snippet_weight: f64,
 }
 
 impl Default for TreeSettings {
@@ -92,6 +101,7 @@ impl Default for TreeSettings {
             page_type_dropout: 0.0,
             hard_pages: 0.0,
             soft_labels: false,
+            snippet_weight: 0.5,
         }
     }
 }
@@ -101,6 +111,8 @@ pub struct TrainConfig {
     pub wcxb: PathBuf,
     pub cleaneval: Option<PathBuf>,
     pub scrapinghub: Option<PathBuf>,
+    /// A snippet-gold set in WCXB layout (`trafi-dev`), every page of it.
+    pub snippets: Option<PathBuf>,
     pub out: PathBuf,
     pub folds: usize,
     pub trees: TreeSettings,
@@ -115,11 +127,18 @@ pub struct Prepared {
     pub domain: String,
     pub table: BlockTable,
     pub labels: Vec<bool>,
+    /// Which blocks carry a label: every block of a page with gold text (None), those
+    /// holding a snippet on a snippet-gold page.
+    pub known: Option<Vec<bool>>,
     /// Each block's aligned share of characters ([`align::block_shares`]).
     pub shares: Vec<f32>,
     gold_words: Vec<String>,
-    /// Word and LCS F1 of each of [`BASELINES`].
+    /// Word and LCS F1 of each of [`BASELINES`] (pages with gold text).
     baselines: Vec<(f64, f64)>,
+    /// Snippet counts of each of [`BASELINES`] (snippet-gold pages).
+    baseline_snippets: Vec<SnippetCounts>,
+    /// The page's declared language group (`german`, `english`, `other`).
+    pub language: &'static str,
     /// A WCXB page of the ResNet's held-out test domains.
     pub classifier_test: bool,
 }
@@ -172,7 +191,28 @@ pub struct CvReport {
     pub calibration: Vec<CalibrationBin>,
     /// The out-of-fold `extraction_confidence` against the real word F1, by dataset.
     pub confidence: BTreeMap<&'static str, ConfidenceReport>,
+    /// The snippet-gold pages: language group (`all`, `german`, ...) → extractor → counts.
+    pub snippets: BTreeMap<String, BTreeMap<String, SnippetSummary>>,
     pub scores: Vec<Scored>,
+}
+
+/// Snippet counts summed over a group of snippet-gold pages, and what they give.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct SnippetSummary {
+    pub pages: usize,
+    #[serde(flatten)]
+    pub counts: SnippetCounts,
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+}
+
+impl SnippetSummary {
+    fn add(&mut self, counts: SnippetCounts) {
+        self.pages += 1;
+        self.counts.add(counts);
+        (self.precision, self.recall, self.f1) = (self.counts.precision(), self.counts.recall(), self.counts.f1());
+    }
 }
 
 /// The blocks (with words) whose out-of-fold probability fell in `[low, low + 0.1)`.
@@ -190,11 +230,12 @@ pub struct CalibrationBin {
 fn calibration(prepared: &[Prepared], probabilities: &[Vec<f64>]) -> Vec<CalibrationBin> {
     let mut sums = [(0usize, 0.0f64, 0.0f64); 10];
     for (page, probabilities) in prepared.iter().zip(probabilities) {
-        let total: f64 = page.table.words.iter().map(|&w| f64::from(w)).sum();
+        let words = labelled_words(page);
+        let total: f64 = words.iter().map(|&w| f64::from(w)).sum();
         if total == 0.0 {
             continue;
         }
-        for ((&p, &w), &label) in probabilities.iter().zip(&page.table.words).zip(&page.labels) {
+        for ((&p, &w), &label) in probabilities.iter().zip(words.iter()).zip(&page.labels) {
             if w == 0 || p.is_nan() {
                 continue;
             }
@@ -234,6 +275,10 @@ pub fn load_pages(config: &TrainConfig) -> Result<Vec<(&'static str, GoldPage)>,
     if let Some(dir) = &config.cleaneval {
         pages.extend(load_cleaneval(dir)?.into_iter().map(|p| ("cleaneval", p)));
     }
+    if let Some(dir) = &config.snippets {
+        // Every page: the site-grouped CV keeps them honest, and the judge's pages are others.
+        pages.extend(crate::gold::load(dir)?.into_iter().map(|p| (SNIPPET_DATASET, p)));
+    }
     Ok(pages)
 }
 
@@ -272,9 +317,95 @@ fn load_cleaneval(dir: &Path) -> Result<Vec<GoldPage>, TrainError> {
     Ok(pages)
 }
 
+/// The dataset name of the snippet-gold pages.
+pub const SNIPPET_DATASET: &str = "trafi";
+
+/// A page's language group as eval_trafi.py groups them: the primary subtag of its declared
+/// `<html lang>`, German and English apart, everything else (and none) `other`.
+pub fn language_group(html: &str) -> &'static str {
+    let mut end = html.len().min(64 * 1024);
+    while !html.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &html[..end];
+    let lower = head.to_ascii_lowercase();
+    let Some(start) = lower.find("<html") else { return "other" };
+    let tag = &lower[start..lower[start..].find('>').map_or(lower.len(), |e| start + e)];
+    let lang = tag.split_once("lang").and_then(|(before, after)| {
+        // `lang` as an attribute (`lang=` or `xml:lang=`), not inside another name.
+        let ok = before.ends_with(|c: char| c.is_whitespace() || c == ':');
+        let value = after.trim_start().strip_prefix('=')?.trim_start().trim_start_matches(['"', '\'']);
+        ok.then(|| value.chars().take_while(char::is_ascii_alphabetic).collect::<String>())
+    });
+    match lang.as_deref() {
+        Some("de") => "german",
+        Some("en") => "english",
+        _ => "other",
+    }
+}
+
+/// Block labels from a page's snippets: a block a `with` snippet covers (the snippet found
+/// once in the blocks' text) is content; every block a `without` snippet covers, wherever it
+/// is found, is boilerplate; a block both would cover, and every other block, is unlabelled.
+/// Returns (labels, known).
+pub fn snippet_labels(texts: &[&str], with: &[String], without: &[String]) -> (Vec<bool>, Vec<bool>) {
+    // The blocks' whitespace-collapsed texts joined by one space, with each block's span.
+    let mut joined = String::new();
+    let mut spans = Vec::with_capacity(texts.len());
+    for t in texts {
+        let t = collapse(t);
+        if !joined.is_empty() && !t.is_empty() {
+            joined.push(' ');
+        }
+        let start = joined.len();
+        joined.push_str(&t);
+        spans.push((start, joined.len()));
+    }
+    let covered =
+        |from: usize, to: usize| -> Vec<usize> { spans.iter().enumerate().filter(|&(_, &(s, e))| e > s && s < to && e > from).map(|(i, _)| i).collect() };
+    let (mut content, mut boilerplate) = (vec![false; texts.len()], vec![false; texts.len()]);
+    for snippet in with {
+        let snippet = collapse(snippet);
+        if snippet.is_empty() {
+            continue;
+        }
+        let found: Vec<usize> = joined.match_indices(snippet.as_str()).map(|(i, _)| i).collect();
+        if let [at] = found[..] {
+            for i in covered(at, at + snippet.len()) {
+                content[i] = true;
+            }
+        }
+    }
+    for snippet in without {
+        let snippet = collapse(snippet);
+        if snippet.is_empty() {
+            continue;
+        }
+        for (at, _) in joined.match_indices(snippet.as_str()) {
+            for i in covered(at, at + snippet.len()) {
+                boilerplate[i] = true;
+            }
+        }
+    }
+    let known = content.iter().zip(&boilerplate).map(|(&c, &b)| c != b).collect();
+    (content.iter().zip(&boilerplate).map(|(&c, &b)| c && !b).collect(), known)
+}
+
+/// A block's words as the fit and the calibration count them: nothing for an unlabelled one.
+fn labelled_words(page: &Prepared) -> Cow<'_, [u32]> {
+    match &page.known {
+        None => Cow::Borrowed(&page.table.words),
+        Some(known) => Cow::Owned(page.table.words.iter().zip(known).map(|(&w, &k)| if k { w } else { 0 }).collect()),
+    }
+}
+
 /// A URL's registrable domain, roughly: the host without `www.`, cut to its last two
-/// labels (three under a two-letter country code with a short second level, `co.uk`).
+/// labels (three under a two-letter country code with a short second level, `co.uk`);
+/// for a page of the Wayback Machine, that of the archived URL.
 pub fn domain_of(url: &str) -> String {
+    if let Some(archived) = archived_url(url) {
+        return domain_of(archived);
+    }
     let host = crate::classify::domain_of(url).to_ascii_lowercase();
     let labels: Vec<&str> = host.split('.').filter(|l| !l.is_empty()).collect();
     let keep = match labels.as_slice() {
@@ -282,6 +413,14 @@ pub fn domain_of(url: &str) -> String {
         _ => 2,
     };
     labels[labels.len().saturating_sub(keep)..].join(".")
+}
+
+/// The URL a `web.archive.org/web/<timestamp>/<url>` address archives.
+fn archived_url(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.strip_prefix("web.archive.org/web/")?;
+    let (_, archived) = rest.split_once('/')?;
+    archived.contains('.').then_some(archived)
 }
 
 /// The fold of a domain: a fixed hash (FNV-1a), so folds do not move between runs.
@@ -316,11 +455,20 @@ pub fn prepare(
             if let Some(p) = prediction {
                 table.set_page_types(&p.probabilities);
             }
+            let snippet_page = dataset == SNIPPET_DATASET;
             let shares = align::block_shares(&table.texts(), &page.main_content);
-            let labels = shares.iter().map(|&s| s >= align::CONTENT_SHARE).collect();
-            let shares = shares.iter().map(|&s| s as f32).collect();
+            let (labels, known) = if snippet_page {
+                let (labels, known) = snippet_labels(&table.texts(), &page.with, &page.without);
+                (labels, Some(known))
+            } else {
+                (shares.iter().map(|&s| s >= align::CONTENT_SHARE).collect(), None)
+            };
+            let shares = match &known {
+                Some(_) => labels.iter().map(|&l| if l { 1.0 } else { 0.0 }).collect(),
+                None => shares.iter().map(|&s| s as f32).collect(),
+            };
             let gold_words = words(&page.main_content);
-            let baselines = BASELINES
+            let texts: Vec<String> = BASELINES
                 .iter()
                 .map(|&e| {
                     let genre = match e {
@@ -329,12 +477,30 @@ pub fn prepare(
                         _ => None,
                     };
                     let request = ExtractRequest { genre, ..ExtractRequest::default() };
-                    let text = e.extract(models, PageSource::parsed(&html, &analysis), &request).map(|x| x.text).unwrap_or_default();
-                    text_scores(&text, &gold_words)
+                    e.extract(models, PageSource::parsed(&html, &analysis), &request).map(|x| x.text).unwrap_or_default()
                 })
                 .collect();
+            let (baselines, baseline_snippets) = if snippet_page {
+                (Vec::new(), texts.iter().map(|t| SnippetCounts::of(t, &page.with, &page.without)).collect())
+            } else {
+                (texts.iter().map(|t| text_scores(t, &gold_words)).collect(), Vec::new())
+            };
             let classifier_test = dataset == "wcxb" && classifier_split.is_some_and(|s| s.is_test(&page));
-            Some(Prepared { dataset, domain: domain_of(&page.url), page, table, labels, shares, gold_words, baselines, classifier_test })
+            let language = language_group(&html);
+            Some(Prepared {
+                dataset,
+                domain: domain_of(&page.url),
+                page,
+                table,
+                labels,
+                known,
+                shares,
+                gold_words,
+                baselines,
+                baseline_snippets,
+                language,
+                classifier_test,
+            })
         })
         .collect()
 }
@@ -369,7 +535,7 @@ pub fn fit(pages: &[&Prepared], settings: &TreeSettings) -> Result<CombinerModel
             let table = &pages[k].table;
             let probabilities = model.probabilities_of(&rows_of(k));
             let content = content_blocks(table, &probabilities, settings.decision, settings.threshold);
-            1.0 + settings.hard_pages * (1.0 - aligned_f1(&content, &pages[k].labels, &table.words))
+            1.0 + settings.hard_pages * (1.0 - aligned_f1(&content, &pages[k].labels, &labelled_words(pages[k])))
         })
         .collect();
     let booster = fit_booster(pages, &rows_of, feature_count(), settings.trees, settings, &|k| factors[k])?;
@@ -411,19 +577,23 @@ fn fit_booster<'a>(
 ) -> Result<GradientBooster, TrainError> {
     // The two genres weigh the same in all: list pages are a minority of the gold pages
     // (a fifth of WCXB-dev, none of CleanEval or Scrapinghub) but half of the goal.
-    let list_pages = pages.iter().filter(|p| p.page.genre == Genre::ListView).count().max(1);
-    let article_pages = (pages.len() - list_pages.min(pages.len())).max(1);
-    let genre_weight =
-        |g: Genre| if g == Genre::ListView { pages.len() as f64 / (2 * list_pages) as f64 } else { pages.len() as f64 / (2 * article_pages) as f64 };
+    // Counted over the pages with gold text, so a snippet-gold page adds its weight on top
+    // (`snippet_weight` times an article's) instead of taking it from the others.
+    let gold_text = pages.iter().filter(|p| p.known.is_none()).count();
+    let list_pages = pages.iter().filter(|p| p.known.is_none() && p.page.genre == Genre::ListView).count().max(1);
+    let article_pages = (gold_text - list_pages.min(gold_text)).max(1);
+    let genre_weight = |g: Genre| if g == Genre::ListView { gold_text as f64 / (2 * list_pages) as f64 } else { gold_text as f64 / (2 * article_pages) as f64 };
     let (mut rows, mut y, mut weights) = (Vec::new(), Vec::new(), Vec::new());
     for (k, page) in pages.iter().enumerate() {
-        let total: u64 = page.table.words.iter().map(|&w| u64::from(w)).sum();
+        let words = labelled_words(page);
+        let total: u64 = words.iter().map(|&w| u64::from(w)).sum();
         if total == 0 {
             continue;
         }
         let page_rows = rows_of(k);
-        let page_weight = 100.0 * genre_weight(page.page.genre) * page_factor(k) / total as f64;
-        for (i, (&w, &label)) in page.table.words.iter().zip(&page.labels).enumerate() {
+        let snippet_factor = if page.known.is_some() { settings.snippet_weight } else { 1.0 };
+        let page_weight = 100.0 * genre_weight(page.page.genre) * page_factor(k) * snippet_factor / total as f64;
+        for (i, (&w, &label)) in words.iter().zip(&page.labels).enumerate() {
             if w == 0 {
                 continue;
             }
@@ -586,6 +756,37 @@ pub struct CvOutcome {
     pub report: CvReport,
     /// The confidence trees' out-of-fold rows, by page.
     pub rows: Vec<ConfidenceRow>,
+    /// Every page's out-of-fold block probabilities, in the order of the prepared pages.
+    pub probabilities: Vec<Vec<f64>>,
+}
+
+/// One page's out-of-fold text and Markdown (`train-extract --markdown-out`): what
+/// `process --markdown` would write for it with trees that never saw its site.
+#[derive(Debug, serde::Serialize)]
+pub struct CvMarkdown<'a> {
+    pub dataset: &'static str,
+    pub id: &'a str,
+    pub url: &'a str,
+    pub text: String,
+    pub markdown: String,
+}
+
+/// The out-of-fold text and Markdown of the pages of `dataset`: each page parsed again as
+/// [`prepare`] parsed it (so its blocks are the table's), its content blocks decided from
+/// its out-of-fold probabilities, and rendered as the combined extractor renders them.
+pub fn out_of_fold_markdown<'a>(prepared: &'a [Prepared], cv: &CvOutcome, config: &TrainConfig, dataset: &str) -> Vec<CvMarkdown<'a>> {
+    prepared
+        .par_iter()
+        .zip(&cv.probabilities)
+        .filter(|(page, _)| page.dataset == dataset)
+        .filter_map(|(page, probabilities)| {
+            let html = page.page.read_html().ok()?;
+            let dom = goce_warc::dom::Dom::parse_with(&html, DomLimits { max_elements: 200_000, deadline: None }, &FOR_WEB2TEXT).ok()?;
+            let content = content_blocks(&page.table, probabilities, config.trees.decision, config.trees.threshold);
+            let markdown = goce_warc::extract::markdown::render(&dom, &page.table.cdom, &content, &MarkdownOptions::default());
+            Some(CvMarkdown { dataset: page.dataset, id: &page.page.id, url: &page.page.url, text: page.table.text_of(&content), markdown })
+        })
+        .collect()
 }
 
 /// Domain-grouped k-fold cross-validation: every page scored by trees that never saw its
@@ -618,14 +819,17 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         (content, text, word_f1, lcs_f1)
     };
     // Each page's text scored, and its confidence inputs.
-    let (page_scores, rows): (Vec<(f64, f64)>, Vec<ConfidenceRow>) = (0..prepared.len())
+    // Snippet-gold pages have no word F1: they neither train nor test the confidence trees.
+    let (page_scores, rows): (Vec<(f64, f64)>, Vec<Option<ConfidenceRow>>) = (0..prepared.len())
         .into_par_iter()
         .map(|i| {
             let page = &prepared[i];
             let (content, _, word_f1, lcs_f1) = text_f1(page, &probabilities[i]);
-            ((word_f1, lcs_f1), ConfidenceRow { page: i, inputs: confidence::inputs(&page.table, &probabilities[i], &content), word_f1 })
+            let row = page.known.is_none().then(|| ConfidenceRow { page: i, inputs: confidence::inputs(&page.table, &probabilities[i], &content), word_f1 });
+            ((word_f1, lcs_f1), row)
         })
         .unzip();
+    let rows: Vec<ConfidenceRow> = rows.into_iter().flatten().collect();
     {
         let wcxb: Vec<usize> = (0..prepared.len()).filter(|&i| prepared[i].dataset == "wcxb").collect();
         let n = wcxb.len().max(1) as f64;
@@ -643,8 +847,21 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         }
     }
     let mut scores = Vec::new();
+    let mut snippets: BTreeMap<String, BTreeMap<String, SnippetSummary>> = BTreeMap::new();
     for (i, &(word_f1, lcs_f1)) in page_scores.iter().enumerate() {
         let page = &prepared[i];
+        if page.known.is_some() {
+            let of = |probabilities: &[f64]| SnippetCounts::of(&text_f1(page, probabilities).1, &page.page.with, &page.page.without);
+            let counted = [("combined", of(&probabilities[i])), (WITHOUT_PAGE_TYPES, of(&without_page_types[i]))]
+                .into_iter()
+                .chain(BASELINES.iter().map(|e| e.name()).zip(page.baseline_snippets.iter().copied()));
+            for (extractor, counts) in counted {
+                for group in ["all", page.language] {
+                    snippets.entry(group.to_string()).or_default().entry(extractor.to_string()).or_default().add(counts);
+                }
+            }
+            continue;
+        }
         let scored = |extractor: &'static str, (word_f1, lcs_f1): (f64, f64)| Scored {
             dataset: page.dataset,
             id: page.page.id.clone(),
@@ -685,10 +902,11 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         blocks: prepared.iter().map(|p| p.table.len()).sum(),
         seconds: started.elapsed().as_secs_f64(),
         means: summarise(&scores),
+        snippets,
         calibration: calibration(prepared, &probabilities),
         scores,
     };
-    Ok(CvOutcome { report, rows })
+    Ok(CvOutcome { report, rows, probabilities })
 }
 
 fn summarise(scores: &[Scored]) -> BTreeMap<String, BTreeMap<String, BTreeMap<String, Summary>>> {
@@ -780,6 +998,29 @@ pub fn render_report(report: &CvReport) -> String {
             );
         }
     }
+    if !report.snippets.is_empty() {
+        out += &format!("\n**{SNIPPET_DATASET}** (snippet gold as trafilatura's benchmark counts it: precision / recall / F1)\n\n| language | pages |");
+        let snippet_names: Vec<&str> = names.iter().copied().filter(|n| *n != ALIGNED_BLOCKS).collect();
+        for name in &snippet_names {
+            out += &format!(" {name} |");
+        }
+        out += "\n|---|---|";
+        out += &"---|".repeat(snippet_names.len());
+        out.push('\n');
+        let mut groups: Vec<&String> = report.snippets.keys().collect();
+        groups.sort_by_key(|g| (g.as_str() != "all", g.to_string()));
+        for group in groups {
+            let by = &report.snippets[group];
+            out += &format!("| {group} | {} |", by.values().next().map_or(0, |m| m.pages));
+            for name in &snippet_names {
+                match by.get(*name) {
+                    Some(m) => out += &format!(" {:.3} / {:.3} / {:.3} |", m.precision, m.recall, m.f1),
+                    None => out += " |",
+                }
+            }
+            out.push('\n');
+        }
+    }
     if !report.calibration.is_empty() {
         out += "
 **Calibration** of the block trees' out-of-fold probabilities (blocks with words; the share of their words that is content, each page weighing the same)
@@ -868,6 +1109,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn snippets_label_the_blocks_they_cover() {
+        let texts = ["Menu Home", "The  story begins", "and goes on.", "Foto: Getty", "Home"];
+        let with = ["story begins and goes".to_string(), "Home".into(), "absent".into()];
+        let without = ["Foto:".to_string(), "Home".into()];
+        let (labels, known) = snippet_labels(&texts, &with, &without);
+        // "Home" is found twice: as `with` it labels nothing, as `without` every copy.
+        assert_eq!(known, [true, true, true, true, true]);
+        assert_eq!(labels, [false, true, true, false, false]);
+        let (labels, known) = snippet_labels(&texts, &["goes on. Foto".to_string()], &["Getty".to_string()]);
+        assert_eq!(known, [false, false, true, false, false]);
+        assert_eq!(labels, [false, false, true, false, false]);
+    }
+
+    #[test]
+    fn language_groups_read_the_declared_lang() {
+        assert_eq!(language_group("<!doctype html><HTML lang=\"de-DE\"><body>"), "german");
+        assert_eq!(language_group("<html xml:lang='en' class=x>"), "english");
+        assert_eq!(language_group("<html data-lang=\"de\">"), "other");
+        assert_eq!(language_group("<html><body lang=de>"), "other");
+        assert_eq!(language_group("<html lang=\"pl\">"), "other");
+        // Cut inside a letter past the first 64 KiB: no panic.
+        assert_eq!(language_group(&format!("<html lang=en>{}", "с".repeat(40_000))), "english");
+    }
+
+    #[test]
+    fn archived_pages_take_the_domain_they_archive() {
+        assert_eq!(domain_of("https://web.archive.org/web/20190101000000/https://www.example.de/a/b"), "example.de");
+        assert_eq!(domain_of("http://web.archive.org/web/2019/http://news.bbc.co.uk/x"), "bbc.co.uk");
+        assert_eq!(domain_of("https://web.archive.org/about"), "archive.org");
+    }
+
+    #[test]
     fn domains_group_subdomains_and_country_codes() {
         assert_eq!(domain_of("https://www.example.com/a/b"), "example.com");
         assert_eq!(domain_of("http://blog.example.com:8080/x"), "example.com");
@@ -932,9 +1205,12 @@ mod tests {
             domain: String::new(),
             table: BlockTable::of(&PageAnalysis::new(&goce_warc::dom::Dom::parse_unbounded("<p>x</p>"))),
             labels: Vec::new(),
+            known: None,
             shares: Vec::new(),
             gold_words: Vec::new(),
             baselines: Vec::new(),
+            baseline_snippets: Vec::new(),
+            language: "other",
             classifier_test: false,
         };
         let pages: Vec<Prepared> = (0..1000).map(page).collect();

@@ -106,6 +106,15 @@ pub struct TrainExtractArgs {
     #[arg(long, value_name = "DIR", default_value = "../shared/data/scrapinghub")]
     pub scrapinghub: PathBuf,
 
+    /// A snippet-gold set in WCXB layout (trafi-dev): its `with`/`without` snippets label the
+    /// blocks they cover, and its pages are scored by snippets in the CV; `none` leaves it out.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/trafi-dev")]
+    pub snippets: PathBuf,
+
+    /// Weight of a snippet-gold page in the fit, against a page with gold text.
+    #[arg(long, default_value_t = goce_warc_train::combine::TreeSettings::default().snippet_weight, value_name = "W")]
+    pub snippet_weight: f64,
+
     /// Where combiner.json and combiner.md go.
     #[arg(long, value_name = "DIR", default_value = "models")]
     pub out: PathBuf,
@@ -121,6 +130,11 @@ pub struct TrainExtractArgs {
     /// Write the cross-validation report (means and every page's scores) as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Write each WCXB-dev page's out-of-fold text and Markdown as JSON lines (dataset, id,
+    /// url, text, markdown), for `scripts/peers/eval_markdown.py --cv-markdown`.
+    #[arg(long, value_name = "FILE")]
+    pub markdown_out: Option<PathBuf>,
 
     /// Trees to grow.
     #[arg(long, default_value_t = 200)]
@@ -239,6 +253,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
         wcxb: args.wcxb,
         cleaneval: given(args.cleaneval),
         scrapinghub: given(args.scrapinghub),
+        snippets: given(args.snippets),
         out: args.out,
         folds: args.folds,
         trees: TreeSettings {
@@ -251,6 +266,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
             subsample: args.subsample,
             colsample: args.colsample,
             seed: args.seed,
+            snippet_weight: args.snippet_weight,
             ..TreeSettings::default()
         },
         cv_only: args.cv_only,
@@ -281,6 +297,14 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
     print_stdout(&train::render_report(report))?;
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string(report)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.markdown_out {
+        let mut lines = String::new();
+        for row in train::out_of_fold_markdown(&prepared, &cv, &config, "wcxb") {
+            lines += &serde_json::to_string(&row)?;
+            lines.push('\n');
+        }
+        std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))?;
     }
     if config.cv_only {
         return Ok(ExitCode::SUCCESS);

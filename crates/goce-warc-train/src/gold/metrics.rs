@@ -136,6 +136,53 @@ pub fn snippets(predicted: &str, with: &[String], without: &[String]) -> (Option
     (share(with, true), share(without, false))
 }
 
+/// A page's snippet counts as trafilatura's benchmark counts them (case-sensitive, the
+/// whitespace-normalised snippet a substring of the whitespace-normalised text): `with`
+/// found = true positive, missing = false negative; `without` found = false positive,
+/// absent = true negative. Summed over a set, they give its precision, recall and F1.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SnippetCounts {
+    pub tp: usize,
+    #[serde(rename = "fn")]
+    pub fn_: usize,
+    pub fp: usize,
+    pub tn: usize,
+}
+
+impl SnippetCounts {
+    pub fn of(predicted: &str, with: &[String], without: &[String]) -> Self {
+        let text = collapse(predicted);
+        let found = |s: &String| text.contains(collapse(s).as_str());
+        let tp = with.iter().filter(|s| found(s)).count();
+        let fp = without.iter().filter(|s| found(s)).count();
+        Self { tp, fn_: with.len() - tp, fp, tn: without.len() - fp }
+    }
+
+    pub fn add(&mut self, other: Self) {
+        self.tp += other.tp;
+        self.fn_ += other.fn_;
+        self.fp += other.fp;
+        self.tn += other.tn;
+    }
+
+    pub fn precision(&self) -> f64 {
+        if self.tp + self.fp == 0 { 0.0 } else { self.tp as f64 / (self.tp + self.fp) as f64 }
+    }
+
+    pub fn recall(&self) -> f64 {
+        if self.tp + self.fn_ == 0 { 0.0 } else { self.tp as f64 / (self.tp + self.fn_) as f64 }
+    }
+
+    pub fn f1(&self) -> f64 {
+        if self.tp == 0 { 0.0 } else { 2.0 * self.tp as f64 / (2 * self.tp + self.fp + self.fn_) as f64 }
+    }
+}
+
+/// Whitespace runs as one space, case kept.
+pub fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,5 +245,16 @@ mod tests {
         let (with, without) = snippets("The  Main text here.", &["main TEXT".into(), "absent".into()], &["menu".into()]);
         assert_eq!((with, without), (Some(0.5), Some(1.0)));
         assert_eq!(snippets("x", &[], &[]), (None, None));
+    }
+
+    #[test]
+    fn snippet_counts_follow_trafilaturas_benchmark() {
+        let with = ["Main  text".to_string(), "main text".into(), "absent".into()];
+        let without = ["Menu".to_string(), "Footer".into()];
+        let c = SnippetCounts::of("The Main\ntext here. Menu", &with, &without);
+        assert_eq!(c, SnippetCounts { tp: 1, fn_: 2, fp: 1, tn: 1 });
+        assert!((c.precision() - 0.5).abs() < 1e-9);
+        assert!((c.recall() - 1.0 / 3.0).abs() < 1e-9);
+        assert!((c.f1() - 0.4).abs() < 1e-9);
     }
 }
