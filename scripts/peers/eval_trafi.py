@@ -19,8 +19,9 @@ Tools
   the binary from scripts/peers/build_rs_trafilatura.sh) take text, not bytes: the page decoded
   with resiliparse's detector (the meta charset if any, else uchardet; WHATWG names).
 
-Language groups: the primary subtag of the page's declared `<html lang>` (German `de`, English
-`en`, everything else and pages that declare none: other).
+Language groups: the primary subtag of the page's declared `<html lang>`, comments left out
+(German `de`, English `en`, everything else and pages that declare none: other), as the CV of
+`goce-warc-train train-extract` groups them.
 
     target/peer-venv/bin/python scripts/peers/eval_trafi.py --bin target/release/goce-warc --shared ../shared \\
         [--rs-trafilatura BIN] [--no-peers] [--json target/eval/trafi.json] [--require goce-warc:f1=0.90,german_f1=0.9]
@@ -39,6 +40,7 @@ from pathlib import Path
 from common import cpu_seconds, process_warc, rs_trafilatura
 
 GROUPS = ("german", "english", "other")
+COMMENT = re.compile(rb"<!--.*?-->", re.S)
 HTML_LANG = re.compile(rb"<html\b[^>]*?\b(?:xml:)?lang\s*=\s*[\"']?\s*([A-Za-z]{1,8})", re.I)
 # --require names our default by its extractor too.
 ALIASES = {"combined": "goce-warc", "ours": "goce-warc"}
@@ -49,7 +51,9 @@ def norm(text):
 
 
 def declared_language(html):
-    m = HTML_LANG.search(html)
+    # Outside comments: IE's conditional comments hold `<html lang>` tags that no browser
+    # after IE 9 reads (`<!--[if IE 8]><html lang="en"><![endif]-->` before the real one).
+    m = HTML_LANG.search(COMMENT.sub(b"", html))
     return m.group(1).decode("ascii").lower() if m else "none"
 
 

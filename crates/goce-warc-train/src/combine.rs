@@ -28,8 +28,9 @@ use crate::TrainError;
 use crate::classify::RecordedSplit;
 use crate::gold::GoldPage;
 use crate::gold::metrics::{SnippetCounts, collapse, lcs_prf, word_prf, words};
+use goce_warc::annotate::normalize_declared;
 use goce_warc::classify::Prediction;
-use goce_warc::dom::{DomLimits, FOR_WEB2TEXT};
+use goce_warc::dom::{Dom, DomLimits, FOR_WEB2TEXT};
 use goce_warc::extract::combine::blocks::{BlockTable, feature_count};
 use goce_warc::extract::combine::{CombinerModel, Decision, column_major, confidence, content_blocks};
 use goce_warc::extract::web2text::align;
@@ -321,23 +322,11 @@ fn load_cleaneval(dir: &Path) -> Result<Vec<GoldPage>, TrainError> {
 pub const SNIPPET_DATASET: &str = "trafi";
 
 /// A page's language group as eval_trafi.py groups them: the primary subtag of its declared
-/// `<html lang>`, German and English apart, everything else (and none) `other`.
-pub fn language_group(html: &str) -> &'static str {
-    let mut end = html.len().min(64 * 1024);
-    while !html.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = &html[..end];
-    let lower = head.to_ascii_lowercase();
-    let Some(start) = lower.find("<html") else { return "other" };
-    let tag = &lower[start..lower[start..].find('>').map_or(lower.len(), |e| start + e)];
-    let lang = tag.split_once("lang").and_then(|(before, after)| {
-        // `lang` as an attribute (`lang=` or `xml:lang=`), not inside another name.
-        let ok = before.ends_with(|c: char| c.is_whitespace() || c == ':');
-        let value = after.trim_start().strip_prefix('=')?.trim_start().trim_start_matches(['"', '\'']);
-        ok.then(|| value.chars().take_while(char::is_ascii_alphabetic).collect::<String>())
-    });
-    match lang.as_deref() {
+/// `<html lang>` (or `xml:lang`), German and English apart, everything else (and none) `other`.
+pub fn language_group(dom: &Dom) -> &'static str {
+    let html = dom.html().and_then(|h| dom.element(h));
+    let declared = html.and_then(|e| e.attr("lang").or_else(|| e.attr("xml:lang"))).and_then(normalize_declared);
+    match declared.as_deref() {
         Some("de") => "german",
         Some("en") => "english",
         _ => "other",
@@ -486,7 +475,7 @@ pub fn prepare(
                 (texts.iter().map(|t| text_scores(t, &gold_words)).collect(), Vec::new())
             };
             let classifier_test = dataset == "wcxb" && classifier_split.is_some_and(|s| s.is_test(&page));
-            let language = language_group(&html);
+            let language = language_group(&dom);
             Some(Prepared {
                 dataset,
                 domain: domain_of(&page.url),
@@ -789,6 +778,14 @@ pub fn out_of_fold_markdown<'a>(prepared: &'a [Prepared], cv: &CvOutcome, config
         .collect()
 }
 
+/// What the CV reads of one page's out-of-fold text: its word and LCS F1, and either its
+/// confidence trees' row (a page with gold text) or its snippet counts (a snippet-gold page).
+struct PageOutcome {
+    scores: (f64, f64),
+    confidence_row: Option<ConfidenceRow>,
+    snippets: Option<SnippetCounts>,
+}
+
 /// Domain-grouped k-fold cross-validation: every page scored by trees that never saw its
 /// domain, beside the baselines on the same pages. Two levels: the block trees of each
 /// fold give the confidence trees' out-of-fold inputs; those are then cross-validated on
@@ -818,18 +815,24 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
         let (word_f1, lcs_f1) = text_scores(&text, &page.gold_words);
         (content, text, word_f1, lcs_f1)
     };
-    // Each page's text scored, and its confidence inputs.
-    // Snippet-gold pages have no word F1: they neither train nor test the confidence trees.
-    let (page_scores, rows): (Vec<(f64, f64)>, Vec<Option<ConfidenceRow>>) = (0..prepared.len())
+    // Each page's text scored: a page with gold text by its word F1, with a row for the
+    // confidence trees; a snippet-gold page by its snippets (its word F1 against no gold text
+    // means nothing, and it neither trains nor tests the confidence trees).
+    let outcomes: Vec<PageOutcome> = (0..prepared.len())
         .into_par_iter()
         .map(|i| {
             let page = &prepared[i];
-            let (content, _, word_f1, lcs_f1) = text_f1(page, &probabilities[i]);
-            let row = page.known.is_none().then(|| ConfidenceRow { page: i, inputs: confidence::inputs(&page.table, &probabilities[i], &content), word_f1 });
-            ((word_f1, lcs_f1), row)
+            let (content, text, word_f1, lcs_f1) = text_f1(page, &probabilities[i]);
+            let (confidence_row, snippets) = match page.known {
+                Some(_) => (None, Some(SnippetCounts::of(&text, &page.page.with, &page.page.without))),
+                None => (Some(ConfidenceRow { page: i, inputs: confidence::inputs(&page.table, &probabilities[i], &content), word_f1 }), None),
+            };
+            PageOutcome { scores: (word_f1, lcs_f1), confidence_row, snippets }
         })
-        .unzip();
-    let rows: Vec<ConfidenceRow> = rows.into_iter().flatten().collect();
+        .collect();
+    let page_scores: Vec<(f64, f64)> = outcomes.iter().map(|o| o.scores).collect();
+    let combined_snippets: Vec<Option<SnippetCounts>> = outcomes.iter().map(|o| o.snippets).collect();
+    let rows: Vec<ConfidenceRow> = outcomes.into_iter().filter_map(|o| o.confidence_row).collect();
     {
         let wcxb: Vec<usize> = (0..prepared.len()).filter(|&i| prepared[i].dataset == "wcxb").collect();
         let n = wcxb.len().max(1) as f64;
@@ -850,9 +853,9 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
     let mut snippets: BTreeMap<String, BTreeMap<String, SnippetSummary>> = BTreeMap::new();
     for (i, &(word_f1, lcs_f1)) in page_scores.iter().enumerate() {
         let page = &prepared[i];
-        if page.known.is_some() {
-            let of = |probabilities: &[f64]| SnippetCounts::of(&text_f1(page, probabilities).1, &page.page.with, &page.page.without);
-            let counted = [("combined", of(&probabilities[i])), (WITHOUT_PAGE_TYPES, of(&without_page_types[i]))]
+        if let Some(combined) = combined_snippets[i] {
+            let without = SnippetCounts::of(&text_f1(page, &without_page_types[i]).1, &page.page.with, &page.page.without);
+            let counted = [("combined", combined), (WITHOUT_PAGE_TYPES, without)]
                 .into_iter()
                 .chain(BASELINES.iter().map(|e| e.name()).zip(page.baseline_snippets.iter().copied()));
             for (extractor, counts) in counted {
@@ -1124,6 +1127,7 @@ mod tests {
 
     #[test]
     fn language_groups_read_the_declared_lang() {
+        let language_group = |html: &str| super::language_group(&Dom::parse_unbounded(html));
         assert_eq!(language_group("<!doctype html><HTML lang=\"de-DE\"><body>"), "german");
         assert_eq!(language_group("<html xml:lang='en' class=x>"), "english");
         assert_eq!(language_group("<html data-lang=\"de\">"), "other");
