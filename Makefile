@@ -140,7 +140,7 @@ COMBINED_FLOORS := combined:all=0.86,article=0.89,list-view=0.74
 # 0.944; the same trees with the page types missing, as under --classifier none, 0.851;
 # extraction_confidence against the real word F1 on WCXB-dev, measured 2026-11-28: Spearman
 # 0.725, ROC AUC 0.866 for finding the pages under 0.5; trafi-dev's snippets, site-grouped with the
-# rest, measured 2026-11-29: F1 0.925, German 0.933, English 0.928, other 0.890, trafilatura 0.923
+# rest, measured 2026-11-29: F1 0.925, German 0.933, English 0.925, other 0.889, trafilatura 0.923
 # on the same pages): a little under each.
 CV_FLOORS := wcxb/all:f1=0.864 wcxb/all:gain=0.019 wcxb/all:under=42 wcxb/list-view_genre:f1=0.734 \
   wcxb/list-view_genre:gain=0.035 wcxb/article_genre:f1=0.899 'wcxb/*:gain=-0.01' cleaneval/all:f1=0.928 scrapinghub/all:f1=0.931 \
