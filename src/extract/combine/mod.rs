@@ -189,14 +189,21 @@ const TABLE_KEPT_SHARE: f64 = 0.5;
 /// A table with a cell of more words than this lays out the page: its cells are the trees'.
 const TABLE_CELL_WORDS: usize = 50;
 
+/// A list is kept whole when at least this share of its items' words is (as a table).
+const LIST_KEPT_SHARE: f64 = TABLE_KEPT_SHARE;
+/// A list with an item of more words than this holds sections, not items (as a table's cells).
+const LIST_ITEM_WORDS: usize = TABLE_CELL_WORDS;
+
 /// A page's content blocks: those `decision` picks from the probabilities, the blocks
-/// between two of them on one line (the link or the bold word inside a kept sentence), and
-/// the other cells of a data table mostly kept. Both fills raised the domain-grouped CV's
-/// word F1 on WCXB-dev, CleanEval and Scrapinghub alike (docs/extraction.md).
+/// between two of them on one line (the link or the bold word inside a kept sentence), the
+/// other cells of a data table mostly kept (with the links of its kept rows), and the other
+/// items of a list mostly kept. Each fill kept or raised the domain-grouped CV's word F1 and
+/// raised the Markdown's table rows and list items found (docs/extraction.md).
 pub fn content_blocks(table: &BlockTable, probabilities: &[f64], decision: Decision, threshold: f64) -> Vec<bool> {
     let mut content = decision.content(probabilities, &table.words, threshold);
     table.cdom.fill_line_gaps(&mut content);
     table.cdom.fill_data_tables(&mut content, TABLE_KEPT_SHARE, TABLE_CELL_WORDS);
+    table.cdom.fill_lists(&mut content, LIST_KEPT_SHARE, LIST_ITEM_WORDS);
     content
 }
 

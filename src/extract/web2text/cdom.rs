@@ -413,6 +413,11 @@ impl Cdom {
         std::iter::successors(self.nodes[id].parent, |&p| self.nodes[p].parent)
     }
 
+    /// The node itself or its nearest ancestor that `matches`.
+    pub fn closest(&self, id: usize, matches: impl Fn(&CNode) -> bool) -> Option<usize> {
+        std::iter::once(id).chain(self.ancestors(id)).find(|&a| matches(&self.nodes[a]))
+    }
+
     /// The lowest common ancestor of two nodes and the number of tree edges between them.
     pub fn common_ancestor(&self, a: usize, b: usize) -> Option<(usize, usize)> {
         let up_a: Vec<usize> = std::iter::once(a).chain(self.ancestors(a)).collect();
@@ -513,13 +518,94 @@ impl Cdom {
                 }
             }
         }
-        for i in 0..n {
-            let Some(t) = table_of[i] else { continue };
-            let (all, kept) = words.get(&t).copied().unwrap_or_default();
-            // A link is left to the trees: a row of links in a layout table is a menu.
+        let is_link = |i: usize| {
             let stats = &self.nodes[self.leaves[i]].stats;
-            let link = stats.link_chars * 2 >= stats.chars.max(1);
-            if !link && kept > 0 && kept as f64 >= min_kept_share * all as f64 && !holds_table.contains(&t) && !too_long.contains(&t) {
+            stats.link_chars * 2 >= stats.chars.max(1)
+        };
+        let filled = |t: usize| {
+            let (all, kept) = words.get(&t).copied().unwrap_or_default();
+            kept > 0 && kept as f64 >= min_kept_share * all as f64 && !holds_table.contains(&t) && !too_long.contains(&t)
+        };
+        for i in 0..n {
+            // A link is left to the trees here: a row of links in a layout table is a menu.
+            if table_of[i].is_some_and(filled) && !is_link(i) {
+                content[i] = true;
+            }
+        }
+        // A cell of links in a row whose other cells' words are kept is one of the row's
+        // cells (the name of the course, the product the row describes). Not so a row of
+        // links and separators (`Home | News | Contact`: a menu), links beside kept words
+        // in one cell (a footer's links above its notice), nor a link text the page repeats
+        // in such cells ("More", "Visit my web site": an action, not a name).
+        let cell_of = |i: usize| self.closest(self.leaves[i], |n| n.has_tag("td") || n.has_tag("th"));
+        let row_of = |cell: usize| self.closest(cell, |n| n.has_tag("tr"));
+        let mut cells_with_words: foldhash::HashMap<usize, Vec<usize>> = Default::default();
+        for i in 0..n {
+            if content[i]
+                && !is_link(i)
+                && self.nodes[self.leaves[i]].stats.words > 0
+                && table_of[i].is_some_and(filled)
+                && let Some(cell) = cell_of(i)
+            {
+                cells_with_words.entry(row_of(cell).unwrap_or(cell)).or_default().push(cell);
+            }
+        }
+        let row_links: Vec<usize> = (0..n)
+            .filter(|&i| !content[i] && is_link(i) && table_of[i].is_some_and(filled))
+            .filter(|&i| {
+                let Some(cell) = cell_of(i) else { return false };
+                let links = &self.nodes[cell].stats;
+                let row = row_of(cell).unwrap_or(cell);
+                links.link_chars * 2 >= links.chars.max(1) && cells_with_words.get(&row).is_some_and(|cells| cells.iter().any(|&c| c != cell))
+            })
+            .collect();
+        let mut times: foldhash::HashMap<String, usize> = Default::default();
+        for &i in &row_links {
+            *times.entry(self.nodes[self.leaves[i]].text.to_lowercase()).or_default() += 1;
+        }
+        for i in row_links {
+            if times.get(&self.nodes[self.leaves[i]].text.to_lowercase()).is_some_and(|&t| t < 2) {
+                content[i] = true;
+            }
+        }
+    }
+
+    /// Keeps every item of a list most of whose words are kept: a list is read whole, and
+    /// a short item ("Salt", "Docker") looks like boilerplate on its own. A list with an
+    /// item of more than `max_item_words` words holds sections (comments, posts), not items.
+    pub fn fill_lists(&self, content: &mut [bool], min_kept_share: f64, max_item_words: usize) {
+        let n = content.len().min(self.leaves.len());
+        // Each leaf's nearest item and that item's list.
+        let groups: Vec<Option<(usize, usize)>> = (0..n)
+            .map(|i| {
+                let leaf = self.leaves[i];
+                let item = self.closest(leaf, |n| n.has_tag("li"))?;
+                let list = self.closest(item, |n| n.has_tag("ul") || n.has_tag("ol"))?;
+                Some((item, list))
+            })
+            .collect();
+        let mut item_words: foldhash::HashMap<usize, usize> = Default::default();
+        let mut list_words: foldhash::HashMap<usize, (usize, usize)> = Default::default();
+        for (i, group) in groups.iter().enumerate() {
+            let Some((item, list)) = *group else { continue };
+            let w = self.nodes[self.leaves[i]].stats.words;
+            *item_words.entry(item).or_default() += w;
+            let entry = list_words.entry(list).or_default();
+            entry.0 += w;
+            if content[i] {
+                entry.1 += w;
+            }
+        }
+        let mut sections: foldhash::HashSet<usize> = Default::default();
+        for &(item, list) in groups.iter().flatten() {
+            if item_words.get(&item).is_some_and(|&w| w > max_item_words) {
+                sections.insert(list);
+            }
+        }
+        for (i, group) in groups.iter().enumerate() {
+            let Some((_, list)) = *group else { continue };
+            let (all, kept) = list_words.get(&list).copied().unwrap_or_default();
+            if kept > 0 && kept as f64 >= min_kept_share * all as f64 && !sections.contains(&list) {
                 content[i] = true;
             }
         }
@@ -963,28 +1049,48 @@ mod tests {
     }
 
     #[test]
-    fn a_data_table_mostly_kept_is_kept_whole_but_not_its_links_nor_a_layout_table() {
+    fn a_data_table_mostly_kept_is_kept_whole_with_the_links_of_its_rows_but_not_a_layout_table() {
         let page = cdom(
             "<body><table><tr><th>Model name and its long description</th><th>Price</th></tr>\
              <tr><td>The first model of the series, for daily use</td><td>12</td></tr>\
-             <tr><td><a href=/m>More</a></td><td>Yes</td></tr></table><p>After the table.</p></body>",
+             <tr><td><a href=/m>Second model</a></td><td>Yes</td></tr>\
+             <tr><td>Third model, with a name that is no link</td><td><a href=/b>Buy</a></td></tr>\
+             <tr><td>Fourth model, with a name that is no link</td><td><a href=/b>Buy</a></td></tr>\
+             <tr><td><a href=/p>Previous</a></td><td>|</td><td><a href=/n>Next</a></td></tr></table><p>After the table.</p></body>",
         );
         let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
         assert_eq!(
             texts,
-            ["Model name and its long description", "Price", "The first model of the series, for daily use", "12", "More", "Yes", "After the table."]
+            [
+                "Model name and its long description",
+                "Price",
+                "The first model of the series, for daily use",
+                "12",
+                "Second model",
+                "Yes",
+                "Third model, with a name that is no link",
+                "Buy",
+                "Fourth model, with a name that is no link",
+                "Buy",
+                "Previous",
+                "|",
+                "Next",
+                "After the table."
+            ]
         );
-        let mut content = vec![true, false, true, false, false, false, false];
+        let mut content = vec![true, false, true, false, false, false, true, false, false, false, false, false, false, false];
         page.fill_data_tables(&mut content, 0.5, 50);
-        assert_eq!(content, [true, true, true, true, false, true, false], "every cell but the link");
+        // Every cell that is no link; the link of a row with kept words, unless the page
+        // repeats it (an action); not a row of links and separators (a menu).
+        assert_eq!(content, [true, true, true, true, true, true, true, false, true, false, false, true, false, false]);
         // Under the share kept, nothing is added.
-        let mut content = vec![false, true, false, false, false, false, true];
+        let mut content = vec![false, true, false, false, false, false, false, false, false, false, false, false, false, true];
         page.fill_data_tables(&mut content, 0.5, 50);
-        assert_eq!(content, [false, true, false, false, false, false, true]);
+        assert_eq!(content, [false, true, false, false, false, false, false, false, false, false, false, false, false, true]);
         // A cell over the word limit makes it a layout table.
-        let mut content = vec![true, false, true, false, false, false, false];
+        let mut content = vec![true, false, true, false, false, false, false, false, false, false, false, false, false, false];
         page.fill_data_tables(&mut content, 0.5, 5);
-        assert_eq!(content, [true, false, true, false, false, false, false]);
+        assert_eq!(content, [true, false, true, false, false, false, false, false, false, false, false, false, false, false]);
         // A table holding a table lays out the page.
         let page = cdom(
             "<body><table><tr><td>Kept words of the outer cell</td><td>Menu</td></tr><tr><td><table><tr><td>a</td><td>b</td></tr></table></td></tr></table></body>",
@@ -992,6 +1098,45 @@ mod tests {
         let mut content = vec![true, false, false, false];
         page.fill_data_tables(&mut content, 0.5, 50);
         assert_eq!(content, [true, false, false, false]);
+    }
+
+    #[test]
+    fn links_beside_kept_words_in_one_cell_stay_out() {
+        // A footer laid out in a table: its links share the cell of its notice.
+        let page = cdom(
+            "<body><table><tr><td><a href=/a>About</a> | <a href=/c>Contact</a><br>\
+             This site is run by the office of public affairs for everyone</td></tr></table></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(texts, ["About", "|", "Contact", "This site is run by the office of public affairs for everyone"]);
+        let mut content = vec![false, false, false, true];
+        page.fill_data_tables(&mut content, 0.5, 50);
+        assert_eq!(content, [false, true, false, true]);
+    }
+
+    #[test]
+    fn a_list_mostly_kept_is_kept_whole_but_not_a_list_of_sections() {
+        let page = cdom(
+            "<body><p>What you need:</p><ul><li>Two cups of flour, sifted twice</li><li>Salt</li>\
+             <li><a href=/y>Yeast</a></li><li>Water<ul><li>Warm</li><li>Cold</li></ul></li></ul><p>After the list.</p></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(texts, ["What you need:", "Two cups of flour, sifted twice", "Salt", "Yeast", "Water", "Warm", "Cold", "After the list."]);
+        // The outer list's items, links too; the nested list is a list of its own (none kept).
+        let mut content = vec![true, true, false, false, false, false, false, true];
+        page.fill_lists(&mut content, 0.5, 50);
+        assert_eq!(content, [true, true, true, true, true, false, false, true]);
+        // A nested list mostly kept is filled alone.
+        let mut content = vec![false, false, false, false, false, true, false, false];
+        page.fill_lists(&mut content, 0.5, 50);
+        assert_eq!(content, [false, false, false, false, false, true, true, false]);
+        // Under the share kept, nothing is added; nor to a list with an item over the limit.
+        let mut content = vec![false, false, true, false, false, false, false, false];
+        page.fill_lists(&mut content, 0.5, 50);
+        assert_eq!(content, [false, false, true, false, false, false, false, false]);
+        let mut content = vec![true, true, false, false, false, false, false, true];
+        page.fill_lists(&mut content, 0.5, 4);
+        assert_eq!(content, [true, true, false, false, false, false, false, true]);
     }
 
     #[test]
