@@ -17,6 +17,8 @@ pub const WEB2TEXT_SPEC: &str = "web2text.json";
 pub const WEB2TEXT_WEIGHTS: &str = "web2text.safetensors";
 /// The combiner's trees and selector.
 pub const COMBINER: &str = "combiner.json";
+/// The combiner trained with the page types blanked on every page, for `--classifier none`.
+pub const COMBINER_NO_PAGE_TYPES: &str = "combiner-no-page-types.json";
 
 /// Why a model file does not load (or save), its cause kept as the error's source. The
 /// stages wrap it with the file's path and how to mend it.

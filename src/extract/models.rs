@@ -40,8 +40,9 @@ impl ExtractModels {
         Self::default()
     }
 
-    /// What `extractors` need, from `dir` (else where [`crate::models::find_dir`] looks).
-    pub fn load(dir: Option<&Path>, extractors: &[Extractor]) -> Result<Self, ModelsError> {
+    /// What `extractors` need, from `dir` (else where [`crate::models::find_dir`] looks);
+    /// the combiner for pages with page types or without (`--classifier none`).
+    pub fn load(dir: Option<&Path>, extractors: &[Extractor], page_types: bool) -> Result<Self, ModelsError> {
         let needs_combiner = extractors.contains(&Extractor::Combined);
         let needs_web2text = extractors.iter().any(|e| e.uses_web2text());
         if !needs_combiner && !needs_web2text {
@@ -49,7 +50,7 @@ impl ExtractModels {
         }
         let dir = crate::models::find_dir(dir)?;
         Ok(Self {
-            combiner: needs_combiner.then(|| CombinerModel::load(&dir)).transpose()?.map(Arc::new),
+            combiner: needs_combiner.then(|| CombinerModel::load_for(&dir, page_types)).transpose()?.map(Arc::new),
             web2text: needs_web2text.then(|| Web2TextModel::load(&dir)).transpose()?.map(Arc::new),
         })
     }

@@ -55,9 +55,10 @@ impl ClassifierArgs {
     }
 
     /// Loads the models the extractors read now, so a missing or damaged model is one
-    /// clear error before any work starts (not a skip on every page).
+    /// clear error before any work starts (not a skip on every page). Without a classifier
+    /// the combiner is the one trained without page types.
     pub fn extract_models(&self, extractors: &[Extractor]) -> Result<ExtractModels, ModelsError> {
-        ExtractModels::load(self.models.as_deref(), extractors)
+        ExtractModels::load(self.models.as_deref(), extractors, self.kind().is_some())
     }
 
     /// Loads the chosen classifier; LibTorch uses `threads` CPU threads.

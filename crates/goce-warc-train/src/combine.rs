@@ -119,6 +119,8 @@ pub struct TrainConfig {
     pub trees: TreeSettings,
     /// Only cross-validate; write no model.
     pub cv_only: bool,
+    /// The model's file name in `out` (its card: the same name with `.md`).
+    pub model_file: &'static str,
 }
 
 /// One page ready for training: its blocks, their labels, and every baseline's text scored.
@@ -1052,7 +1054,9 @@ pub fn render_report(report: &CvReport) -> String {
 pub fn model_card(report: &CvReport, final_pages: usize, final_blocks: usize, seconds: f64) -> String {
     let s = &report.settings;
     let pages: Vec<String> = report.pages.iter().map(|(d, n)| format!("{d} {n}")).collect();
-    let page_types = if s.page_type_dropout > 0.0 {
+    let page_types = if s.page_type_dropout >= 1.0 {
+        "blanked on every training page: the model `--classifier none` reads (`combiner-no-page-types.json`)".to_string()
+    } else if s.page_type_dropout > 0.0 {
         format!("blanked, as `--classifier none` leaves them, on {:.0}% of the training pages (a fixed hash of the page)", 100.0 * s.page_type_dropout)
     } else {
         "the classifier's on every training page".to_string()
@@ -1102,7 +1106,7 @@ pub fn train_final(prepared: &[Prepared], cv: &CvOutcome, config: &TrainConfig) 
     let all: Vec<&Prepared> = prepared.iter().collect();
     let model = fit(&all, &config.trees)?.with_confidence(fit_confidence(&cv.rows.iter().collect::<Vec<_>>(), &config.trees)?);
     std::fs::create_dir_all(&config.out).map_err(|e| TrainError::io(&config.out, e))?;
-    model.save(&config.out)?;
+    model.save_file(&config.out, config.model_file)?;
     let blocks = prepared.iter().map(|p| p.table.words.iter().filter(|&&w| w > 0).count()).sum();
     Ok((prepared.len(), blocks))
 }

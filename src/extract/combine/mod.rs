@@ -24,6 +24,9 @@ use trees::FlatTrees;
 use crate::models::ModelFileError;
 
 pub const MODEL_FILE: &str = crate::models::COMBINER;
+/// The model for pages without page types (`--classifier none`): the same inputs, the
+/// trees trained with the page types blanked on every page.
+pub const NO_PAGE_TYPES_FILE: &str = crate::models::COMBINER_NO_PAGE_TYPES;
 /// The model file's format tag: a file of another format is refused on load.
 pub const FORMAT: &str = "goce-warc combiner 2";
 const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retrain with `make model-extract`";
@@ -105,7 +108,21 @@ impl CombinerModel {
 
     /// Loads `combiner.json` from a models folder.
     pub fn load(models: &Path) -> Result<Self, CombineError> {
-        let path = models.join(MODEL_FILE);
+        Self::load_file(models, MODEL_FILE)
+    }
+
+    /// The model for runs with page types or without: without them, the model trained so
+    /// where the folder has one (a folder from before it: `combiner.json`).
+    pub fn load_for(models: &Path, page_types: bool) -> Result<Self, CombineError> {
+        if !page_types && models.join(NO_PAGE_TYPES_FILE).is_file() {
+            return Self::load_file(models, NO_PAGE_TYPES_FILE);
+        }
+        Self::load(models)
+    }
+
+    /// Loads the model file `name` from a models folder.
+    pub fn load_file(models: &Path, name: &str) -> Result<Self, CombineError> {
+        let path = models.join(name);
         let bad = |source| CombineError::Model { path: path.clone(), source };
         let invalid = |detail: &str| bad(ModelFileError::Invalid(detail.to_string()));
         let trees = |what, v: &serde_json::Value| GradientBooster::from_json(&v.to_string()).map_err(|source| bad(ModelFileError::Trees { what, source }));
@@ -130,7 +147,12 @@ impl CombinerModel {
 
     /// Writes the model as `combiner.json` into `dir`.
     pub fn save(&self, dir: &Path) -> Result<(), CombineError> {
-        let path = dir.join(MODEL_FILE);
+        self.save_file(dir, MODEL_FILE)
+    }
+
+    /// Writes the model as `name` into `dir`.
+    pub fn save_file(&self, dir: &Path, name: &str) -> Result<(), CombineError> {
+        let path = dir.join(name);
         let bad = |source| CombineError::Model { path: path.clone(), source };
         let to_value = |b: &GradientBooster| -> Result<serde_json::Value, CombineError> {
             let json = b.json_dump().map_err(|source| bad(ModelFileError::Trees { what: "trees", source }))?;
@@ -251,6 +273,25 @@ mod tests {
         file.as_object_mut().unwrap().remove("decision");
         std::fs::write(&path, file.to_string()).unwrap();
         assert_eq!(CombinerModel::load(dir.path()).unwrap().decision, Decision::Threshold);
+    }
+
+    #[test]
+    fn without_page_types_the_model_trained_so_is_read_where_the_folder_has_one() {
+        let rows = 40;
+        let x: Vec<f64> = (0..rows).map(|r| r as f64).collect();
+        let y: Vec<f64> = (0..rows).map(|r| f64::from(u8::from(r >= 20))).collect();
+        let fit = || {
+            let mut booster = GradientBooster::default().set_iterations(2).set_max_depth(2);
+            booster.fit(&Matrix::new(&x, rows, 1), &y, &vec![1.0; rows], None).unwrap();
+            booster
+        };
+        let dir = tempfile::tempdir().unwrap();
+        CombinerModel::new(fit(), 0.5).unwrap().save(dir.path()).unwrap();
+        // A folder without the second model: both runs read `combiner.json`.
+        assert_eq!(CombinerModel::load_for(dir.path(), false).unwrap().threshold, 0.5);
+        CombinerModel::new(fit(), 0.4).unwrap().save_file(dir.path(), NO_PAGE_TYPES_FILE).unwrap();
+        assert_eq!(CombinerModel::load_for(dir.path(), true).unwrap().threshold, 0.5);
+        assert_eq!(CombinerModel::load_for(dir.path(), false).unwrap().threshold, 0.4);
     }
 
     #[test]

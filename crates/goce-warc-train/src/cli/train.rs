@@ -157,6 +157,11 @@ pub struct TrainExtractArgs {
     #[arg(long, default_value_t = 0.0, value_name = "SHARE")]
     pub page_type_dropout: f64,
 
+    /// Train the model `--classifier none` reads: the page types blanked on every page,
+    /// written as `combiner-no-page-types.json` (and `.md`) beside the default's.
+    #[arg(long, conflicts_with = "page_type_dropout")]
+    pub no_page_types: bool,
+
     /// Fit the first trees twice, the second time with each training page's weight times
     /// `1 + W * (1 - F1)`, F1 of the blocks the first fit decides on it (0: one fit, the
     /// shipped model; see docs/experiments.md).
@@ -260,7 +265,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
             trees: args.trees,
             max_depth: args.depth,
             decision: args.decision.into(),
-            page_type_dropout: args.page_type_dropout,
+            page_type_dropout: if args.no_page_types { 1.0 } else { args.page_type_dropout },
             hard_pages: args.hard_pages,
             soft_labels: args.soft_labels,
             subsample: args.subsample,
@@ -270,6 +275,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
             ..TreeSettings::default()
         },
         cv_only: args.cv_only,
+        model_file: if args.no_page_types { goce_warc::extract::combine::NO_PAGE_TYPES_FILE } else { goce_warc::extract::combine::MODEL_FILE },
     };
     rayon::ThreadPoolBuilder::new().num_threads(args.threads.max(1)).build_global().ok();
     tch::set_num_threads(i32::try_from(args.threads.max(1)).unwrap_or(1));
@@ -288,7 +294,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
     drop(keyed);
     let split = goce_warc_train::classify::recorded_split(&args.models).ok();
     // The baselines scored beside the combiner read Web2Text's networks.
-    let models = goce_warc::extract::ExtractModels::load(Some(&args.models), &train::BASELINES)?;
+    let models = goce_warc::extract::ExtractModels::load(Some(&args.models), &train::BASELINES, true)?;
     let prepared = train::prepare(pages, &models, &predictions, split.as_ref());
     let blocks: usize = prepared.iter().map(|p| p.table.len()).sum();
     eprintln!("train-extract: {} pages prepared, {blocks} blocks ({:.0} s)", prepared.len(), started.elapsed().as_secs_f64());
@@ -312,7 +318,8 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
     let fit_started = std::time::Instant::now();
     let (final_pages, final_blocks) = train::train_final(&prepared, &cv, &config)?;
     let card = train::model_card(report, final_pages, final_blocks, fit_started.elapsed().as_secs_f64());
-    std::fs::write(config.out.join("combiner.md"), card).context("writing the combiner's model card")?;
+    let card_file = config.model_file.replace(".json", ".md");
+    std::fs::write(config.out.join(&card_file), card).with_context(|| format!("writing the combiner's model card {card_file}"))?;
     eprintln!("train-extract: wrote {} ({:.0} s)", config.out.display(), started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }
