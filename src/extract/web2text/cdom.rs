@@ -94,6 +94,11 @@ pub struct TextStats {
 }
 
 impl TextStats {
+    /// Whether links hold at least half of the characters.
+    pub fn mostly_links(&self) -> bool {
+        self.link_chars * 2 >= self.chars.max(1)
+    }
+
     /// The statistics of one block's text (whitespace already collapsed), in one pass over
     /// its characters: words are the runs of alphanumeric characters, and each Chinese
     /// ideograph or Japanese kana is a word by itself ([`stands_alone`]). It ran for every
@@ -484,8 +489,9 @@ impl Cdom {
     pub fn fill_data_tables(&self, content: &mut [bool], min_kept_share: f64, max_cell_words: usize) {
         let n = content.len().min(self.leaves.len());
         let is_cell = |id: usize| self.nodes[id].has_tag("td") || self.nodes[id].has_tag("th");
-        // Each leaf's nearest table and the tables holding another table.
+        // Each leaf's nearest table and cell, and the tables holding another table.
         let mut table_of: Vec<Option<usize>> = vec![None; n];
+        let mut cell_of: Vec<Option<usize>> = vec![None; n];
         let mut holds_table: foldhash::HashSet<usize> = Default::default();
         let mut too_long: foldhash::HashSet<usize> = Default::default();
         for (i, slot) in table_of.iter_mut().enumerate() {
@@ -494,6 +500,7 @@ impl Cdom {
             for a in self.ancestors(leaf) {
                 if self.nodes[a].has_tag("table") {
                     *slot = Some(a);
+                    cell_of[i] = cell;
                     if let Some(outer) = self.ancestors(a).find(|&o| self.nodes[o].has_tag("table")) {
                         holds_table.insert(outer);
                     }
@@ -518,17 +525,15 @@ impl Cdom {
                 }
             }
         }
-        let is_link = |i: usize| {
-            let stats = &self.nodes[self.leaves[i]].stats;
-            stats.link_chars * 2 >= stats.chars.max(1)
-        };
+        let is_link = |i: usize| self.nodes[self.leaves[i]].stats.mostly_links();
         let filled = |t: usize| {
             let (all, kept) = words.get(&t).copied().unwrap_or_default();
             kept > 0 && kept as f64 >= min_kept_share * all as f64 && !holds_table.contains(&t) && !too_long.contains(&t)
         };
+        let in_filled: Vec<bool> = table_of.iter().map(|t| t.is_some_and(filled)).collect();
         for i in 0..n {
             // A link is left to the trees here: a row of links in a layout table is a menu.
-            if table_of[i].is_some_and(filled) && !is_link(i) {
+            if in_filled[i] && !is_link(i) {
                 content[i] = true;
             }
         }
@@ -537,26 +542,24 @@ impl Cdom {
         // links and separators (`Home | News | Contact`: a menu), links beside kept words
         // in one cell (a footer's links above its notice), nor a link text the page repeats
         // in such cells ("More", "Visit my web site": an action, not a name).
-        let cell_of = |i: usize| self.closest(self.leaves[i], |n| n.has_tag("td") || n.has_tag("th"));
         let row_of = |cell: usize| self.closest(cell, |n| n.has_tag("tr"));
         let mut cells_with_words: foldhash::HashMap<usize, Vec<usize>> = Default::default();
         for i in 0..n {
             if content[i]
                 && !is_link(i)
                 && self.nodes[self.leaves[i]].stats.words > 0
-                && table_of[i].is_some_and(filled)
-                && let Some(cell) = cell_of(i)
+                && in_filled[i]
+                && let Some(cell) = cell_of[i]
             {
                 cells_with_words.entry(row_of(cell).unwrap_or(cell)).or_default().push(cell);
             }
         }
         let row_links: Vec<usize> = (0..n)
-            .filter(|&i| !content[i] && is_link(i) && table_of[i].is_some_and(filled))
+            .filter(|&i| !content[i] && is_link(i) && in_filled[i])
             .filter(|&i| {
-                let Some(cell) = cell_of(i) else { return false };
-                let links = &self.nodes[cell].stats;
+                let Some(cell) = cell_of[i] else { return false };
                 let row = row_of(cell).unwrap_or(cell);
-                links.link_chars * 2 >= links.chars.max(1) && cells_with_words.get(&row).is_some_and(|cells| cells.iter().any(|&c| c != cell))
+                self.nodes[cell].stats.mostly_links() && cells_with_words.get(&row).is_some_and(|cells| cells.iter().any(|&c| c != cell))
             })
             .collect();
         let mut times: foldhash::HashMap<String, usize> = Default::default();
