@@ -37,8 +37,11 @@ const MAX_SPAN: usize = 64;
 const MAX_GRID_CELLS: usize = 100_000;
 /// Columns a pipe table may have at most; a wider grid is written as text lines.
 const MAX_COLUMNS: usize = 64;
-/// A cell with more words than this is page layout, not data.
+/// A cell with more words than this is page layout, not data, unless its table is a grid.
 const LAYOUT_CELL_WORDS: usize = 150;
+/// Rows of two cells or more that make a table a grid, where a long cell of plain text is a
+/// long value (a product's description in its specifications).
+const GRID_ROWS: usize = 4;
 /// A cell with this many headings, and paragraphs, lists or quotes with text, holds a page's
 /// sections, when it also has more than [`LAYOUT_SECTIONS_WORDS`] words (a price cell of three
 /// short paragraphs, `<del>$12.99</del>`, a price, a link, is data).
@@ -174,8 +177,18 @@ impl<'a> Renderer<'a> {
                 }
                 match name {
                     _ if is_list(name) || *name == local_name!("li") => self.list(id, out, ctx, depth),
-                    &local_name!("pre") | &local_name!("listing") | &local_name!("xmp") | &local_name!("plaintext") => self.code_block(id, out, depth),
-                    &local_name!("code") | &local_name!("kbd") | &local_name!("samp") | &local_name!("tt") => self.inline_code(id, out, ctx, depth),
+                    // On one line (a cell's one-line `pre`), code is a code span.
+                    &local_name!("pre") | &local_name!("listing") | &local_name!("xmp") | &local_name!("plaintext") if !ctx.flat => {
+                        self.code_block(id, out, depth)
+                    }
+                    &local_name!("pre")
+                    | &local_name!("listing")
+                    | &local_name!("xmp")
+                    | &local_name!("plaintext")
+                    | &local_name!("code")
+                    | &local_name!("kbd")
+                    | &local_name!("samp")
+                    | &local_name!("tt") => self.inline_code(id, out, ctx, depth),
                     &local_name!("blockquote") => self.quote(id, out, ctx, depth),
                     &local_name!("table") => self.table(id, out, ctx, depth),
                     &local_name!("math") => self.math(id, out, ctx, depth),
@@ -443,15 +456,7 @@ impl<'a> Renderer<'a> {
                 .is_some_and(|e| e.is(&local_name!("annotation")) && e.attr("encoding").is_some_and(|enc| enc.to_ascii_lowercase().contains("tex")))
         });
         let source = match annotation {
-            Some(a) => {
-                let mut text = String::new();
-                for d in self.dom.descendants(a) {
-                    if let NodeData::Text(t) = &self.dom.nodes[d].data {
-                        text.push_str(t);
-                    }
-                }
-                text
-            }
+            Some(a) => self.text_content(a),
             None => self.dom.element(id).and_then(|e| e.attr("alttext")).unwrap_or_default().to_string(),
         };
         let source = source.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -552,6 +557,28 @@ impl<'a> Renderer<'a> {
         out.block(lines.join("\n"), Kind::Other);
     }
 
+    /// The text of `id` and its descendants, joined as the page has it.
+    fn text_content(&self, id: NodeId) -> String {
+        let mut text = String::new();
+        for d in self.dom.descendants(id) {
+            if let NodeData::Text(t) = &self.dom.nodes[d].data {
+                text.push_str(t);
+            }
+        }
+        text
+    }
+
+    /// Non-empty lines of a `pre`'s text.
+    fn text_lines(&self, pre: NodeId) -> usize {
+        self.text_content(pre).lines().filter(|l| !l.trim().is_empty()).count()
+    }
+
+    /// A cell of line numbers beside code: digits only.
+    fn is_line_numbers(&self, cell: NodeId) -> bool {
+        let text = self.text_content(cell);
+        text.chars().any(|c| c.is_ascii_digit()) && text.chars().all(|c| c.is_ascii_digit() || c.is_whitespace())
+    }
+
     /// The cells a table's spans cover (each bounded by [`MAX_SPAN`] both ways).
     fn grid_cells(&self, rows: &[NodeId]) -> usize {
         rows.iter()
@@ -562,9 +589,10 @@ impl<'a> Renderer<'a> {
     }
 
     /// A table that lays out the page rather than holding data: it holds another table,
-    /// says so (`role=presentation`), or a cell holds code (beside its line numbers), a long
-    /// text or a page's sections (several headings, paragraphs, lists or quotes; a heading
-    /// with text under it). A title in a header cell or a short list in a cell is data.
+    /// says so (`role=presentation`), or a cell holds code of several lines (or beside its
+    /// line numbers), a long text outside a grid, or a page's sections (several headings,
+    /// paragraphs, lists or quotes; a heading with text under it). A title in a header cell,
+    /// a short list or a one-line `pre` in a cell is data.
     fn is_layout_table(&self, id: NodeId, rows: &[NodeId]) -> bool {
         let element = self.dom.element(id);
         if element.and_then(|e| e.attr("role")).is_some_and(|r| r.eq_ignore_ascii_case("presentation") || r.eq_ignore_ascii_case("none")) {
@@ -575,7 +603,11 @@ impl<'a> Renderer<'a> {
                 return true;
             }
         }
+        let cells_of =
+            |row: NodeId| self.dom.element_children(row).filter(|&c| self.dom.element(c).is_some_and(|e| e.is(&local_name!("td")) || e.is(&local_name!("th"))));
+        let grid = rows.iter().filter(|&&row| cells_of(row).nth(1).is_some()).count() >= GRID_ROWS;
         for &row in rows {
+            let beside_line_numbers = cells_of(row).any(|c| self.is_line_numbers(c));
             for cell in self.dom.element_children(row) {
                 if !self.has_content[cell] {
                     continue;
@@ -589,8 +621,10 @@ impl<'a> Renderer<'a> {
                                 heading_words.get_or_insert(words);
                                 sections += 1;
                             } else if *name == local_name!("pre") {
-                                // Code laid out beside its line numbers.
-                                return true;
+                                // Code, which a pipe table's cell would flatten to one line.
+                                if beside_line_numbers || self.text_lines(d) > 1 {
+                                    return true;
+                                }
                             } else if self.has_content[d]
                                 && matches!(*name, local_name!("p") | local_name!("ul") | local_name!("ol") | local_name!("blockquote") | local_name!("dl"))
                             {
@@ -603,7 +637,10 @@ impl<'a> Renderer<'a> {
                 }
                 let text_after_heading = heading_words.is_some_and(|before| words > before + LAYOUT_WORDS_UNDER_HEADING);
                 let page_sections = sections >= LAYOUT_CELL_SECTIONS && words > LAYOUT_SECTIONS_WORDS;
-                if words > LAYOUT_CELL_WORDS || page_sections || text_after_heading {
+                // A long plain value in a grid is data; with lists or paragraphs, the pipe
+                // table's one-line cell would flatten them.
+                let long_text = words > LAYOUT_CELL_WORDS && (!grid || sections > 0);
+                if long_text || page_sections || text_after_heading {
                     return true;
                 }
             }

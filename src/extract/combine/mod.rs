@@ -206,20 +206,24 @@ impl CombinerModel {
     }
 }
 
-/// A data table is kept whole (its links aside) when at least this share of its words is.
-const TABLE_KEPT_SHARE: f64 = 0.5;
+/// A data table is kept whole (its links aside) when at least this share of its words is:
+/// any of it, nearly. A table of short cells is one block of data, kept or not as a whole;
+/// of the shares 0.5, 0.3, 0.15, 0.05 and 0 this gave the best CV word F1 (docs/extraction.md).
+const TABLE_KEPT_SHARE: f64 = 0.05;
 /// A table with a cell of more words than this lays out the page: its cells are the trees'.
 const TABLE_CELL_WORDS: usize = 50;
 
-/// A list is kept whole when at least this share of its items' words is (as a table).
-const LIST_KEPT_SHARE: f64 = TABLE_KEPT_SHARE;
+/// A list is kept whole when at least half of its items' words are: a list of links partly
+/// left out is often a ranking or a menu beside the content, where a table of short cells
+/// rarely is (lower shares gained nothing in CV and lost on unseen pages, docs/extraction.md).
+const LIST_KEPT_SHARE: f64 = 0.5;
 /// A list with an item of more words than this holds sections, not items (as a table's cells).
 const LIST_ITEM_WORDS: usize = TABLE_CELL_WORDS;
 
 /// A page's content blocks: those `decision` picks from the probabilities, the blocks
 /// between two of them on one line (the link or the bold word inside a kept sentence), the
-/// other cells of a data table mostly kept (with the links of its kept rows), and the other
-/// items of a list mostly kept. Each fill kept or raised the domain-grouped CV's word F1 and
+/// other cells of a data table with kept words (with the links of its kept rows), and the
+/// other items of a list mostly kept. Each fill kept or raised the domain-grouped CV's word F1 and
 /// raised the Markdown's table rows and list items found (docs/extraction.md).
 pub fn content_blocks(table: &BlockTable, probabilities: &[f64], decision: Decision, threshold: f64) -> Vec<bool> {
     let mut content = decision.content(probabilities, &table.words, threshold);

@@ -189,6 +189,33 @@ fn a_cell_of_short_paragraphs_is_data_and_one_of_a_pages_sections_is_layout() {
 }
 
 #[test]
+fn a_grid_with_a_long_value_or_a_one_line_pre_is_data_but_code_beside_line_numbers_is_layout() {
+    let long: String = (0..200).map(|i| format!("word{i} ")).collect();
+    let specs = format!(
+        "<body><table><tr><th>Brand</th><td>Acme</td></tr><tr><th>Model</th><td>X1</td></tr>\
+         <tr><th>Default</th><td><pre>rewrite_log off;</pre></td></tr><tr><th>Description</th><td>{long}</td></tr></table></body>"
+    );
+    let (markdown, text) = both(&specs);
+    let read = read_back(&markdown);
+    assert_eq!(read.table_rows.len(), 4, "{markdown}");
+    assert_eq!(read.table_rows[2], ["Default", "rewrite_log off;"], "{markdown}");
+    assert!(read.code_blocks.is_empty(), "{markdown}");
+    assert_eq!(read.words, words(&text));
+    // The same long value in a table of two rows lays out the page.
+    let two_rows = format!("<body><table><tr><td>Menu</td><td>{long}</td></tr><tr><td>x</td><td>y</td></tr></table></body>");
+    assert!(read_back(&md(&two_rows)).table_rows.is_empty());
+    // Code of several lines, or beside its line numbers, stays a code block.
+    for code in [
+        "<table><tr><td>Example</td><td><pre>a = 1\nb = 2</pre></td></tr><tr><td>x</td><td>y</td></tr></table>",
+        "<table><tr><td>1</td><td><pre>a = 1</pre></td></tr><tr><td>2</td><td><pre>b = 2</pre></td></tr></table>",
+    ] {
+        let markdown = md(&format!("<body>{code}</body>"));
+        let read = read_back(&markdown);
+        assert!(read.table_rows.is_empty() && !read.code_blocks.is_empty(), "{markdown}");
+    }
+}
+
+#[test]
 fn code_blocks_keep_their_text_verbatim_and_their_language() {
     let html = "<body><p>Run this:</p><pre class=\"language-rust\"><code>fn main() {\n    if a < b {\n\n        println!(\"``` {}\", a);\n    }\n}\n</code></pre>\
         <p>Call <code>x_y()</code> or <code>a`b</code>.</p></body>";
