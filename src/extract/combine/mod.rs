@@ -223,13 +223,15 @@ const LIST_ITEM_WORDS: usize = TABLE_CELL_WORDS;
 /// A page's content blocks: those `decision` picks from the probabilities, the blocks
 /// between two of them on one line (the link or the bold word inside a kept sentence), the
 /// other cells of a data table with kept words (with the links of its kept rows), and the
-/// other items of a list mostly kept. Each fill kept or raised the domain-grouped CV's word F1 and
-/// raised the Markdown's table rows and list items found (docs/extraction.md).
+/// other items of a list mostly kept; less a table of contents that repeats kept headings.
+/// Each step kept or raised the domain-grouped CV's word F1 and raised the Markdown's table
+/// rows or list items found (docs/extraction.md).
 pub fn content_blocks(table: &BlockTable, probabilities: &[f64], decision: Decision, threshold: f64) -> Vec<bool> {
     let mut content = decision.content(probabilities, &table.words, threshold);
     table.cdom.fill_line_gaps(&mut content);
     table.cdom.fill_data_tables(&mut content, TABLE_KEPT_SHARE, TABLE_CELL_WORDS);
     table.cdom.fill_lists(&mut content, LIST_KEPT_SHARE, LIST_ITEM_WORDS);
+    table.cdom.drop_contents_lists(&mut content);
     content
 }
 

@@ -614,6 +614,50 @@ impl Cdom {
         }
     }
 
+    /// Leaves out a table of contents whose headings are kept: a list of two items or more,
+    /// each the text of a kept heading of the page (less a permalink mark), repeats those
+    /// headings' words. Its items stay where a heading they name is not kept.
+    pub fn drop_contents_lists(&self, content: &mut [bool]) {
+        let n = content.len().min(self.leaves.len());
+        let is_heading = |node: &CNode| ["h1", "h2", "h3", "h4", "h5", "h6"].iter().any(|h| node.has_tag(h));
+        let mut heading_text: foldhash::HashMap<usize, (String, bool)> = Default::default();
+        let mut items: foldhash::HashMap<usize, (usize, String)> = Default::default();
+        let mut of_list: Vec<Option<usize>> = vec![None; n];
+        for i in 0..n {
+            let leaf = self.leaves[i];
+            let text = &self.nodes[leaf].text;
+            if let Some(h) = self.closest(leaf, is_heading) {
+                let entry = heading_text.entry(h).or_default();
+                entry.0.push(' ');
+                entry.0.push_str(text);
+                entry.1 |= content[i];
+            } else if let Some(item) = self.closest(leaf, |n| n.has_tag("li"))
+                && let Some(list) = self.closest(item, |n| n.has_tag("ul") || n.has_tag("ol"))
+            {
+                let entry = items.entry(item).or_insert_with(|| (list, String::new()));
+                entry.1.push(' ');
+                entry.1.push_str(text);
+                of_list[i] = Some(list);
+            }
+        }
+        let kept: foldhash::HashSet<String> = heading_text.into_values().filter(|(_, kept)| *kept).map(|(text, _)| contents_key(&text)).collect();
+        if kept.is_empty() {
+            return;
+        }
+        // Per list: its item count, and whether every item names a kept heading.
+        let mut lists: foldhash::HashMap<usize, (usize, bool)> = Default::default();
+        for (list, text) in items.into_values() {
+            let entry = lists.entry(list).or_insert((0, true));
+            entry.0 += 1;
+            entry.1 &= kept.contains(&contents_key(&text));
+        }
+        for i in 0..n {
+            if of_list[i].and_then(|l| lists.get(&l)).is_some_and(|&(count, all)| count >= 2 && all) {
+                content[i] = false;
+            }
+        }
+    }
+
     /// An identifier of each leaf's [`Self::class_path`], in order: equal paths get equal
     /// identifiers (a 64-bit hash, built from the parent's, so no path string is made).
     /// Parents are created after their children, so walking the nodes backwards meets
@@ -839,6 +883,13 @@ pub fn collapse_whitespace(text: &str) -> String {
         out.push_str(word);
     }
     out
+}
+
+/// A heading's or item's text as a table of contents repeats it: lower case, whitespace
+/// collapsed, a trailing permalink mark (`¶`, `#`, `§`) dropped.
+fn contents_key(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.join(" ").trim_end_matches(['¶', '#', '§', ' ']).to_lowercase()
 }
 
 #[cfg(test)]
@@ -1115,6 +1166,25 @@ mod tests {
         let mut content = vec![false, false, false, true];
         page.fill_data_tables(&mut content, 0.5, 50);
         assert_eq!(content, [false, true, false, true]);
+    }
+
+    #[test]
+    fn a_contents_list_of_kept_headings_is_left_out() {
+        let page = cdom(
+            "<body><ul><li><a href=#a>Getting started</a></li><li><a href=#b>Usage</a></li></ul>\
+             <h2 id=a>Getting started ¶</h2><p>Install it first.</p><h2 id=b>Usage</h2><p>Run it.</p>\
+             <ul><li>Getting started</li><li>Something else</li></ul></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(texts, ["Getting started", "Usage", "Getting started ¶", "Install it first.", "Usage", "Run it.", "Getting started", "Something else"]);
+        let mut content = vec![true; 8];
+        page.drop_contents_lists(&mut content);
+        // The contents list goes; a list naming one heading among other items stays.
+        assert_eq!(content, [false, false, true, true, true, true, true, true]);
+        // Where a heading it names is not kept, the list is the only copy of its words.
+        let mut content = vec![true, true, true, true, false, true, true, true];
+        page.drop_contents_lists(&mut content);
+        assert_eq!(content, [true, true, true, true, false, true, true, true]);
     }
 
     #[test]
