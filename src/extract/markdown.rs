@@ -607,7 +607,6 @@ impl<'a> Renderer<'a> {
             |row: NodeId| self.dom.element_children(row).filter(|&c| self.dom.element(c).is_some_and(|e| e.is(&local_name!("td")) || e.is(&local_name!("th"))));
         let grid = rows.iter().filter(|&&row| cells_of(row).nth(1).is_some()).count() >= GRID_ROWS;
         for &row in rows {
-            let beside_line_numbers = cells_of(row).any(|c| self.is_line_numbers(c));
             for cell in self.dom.element_children(row) {
                 if !self.has_content[cell] {
                     continue;
@@ -622,7 +621,7 @@ impl<'a> Renderer<'a> {
                                 sections += 1;
                             } else if *name == local_name!("pre") {
                                 // Code, which a pipe table's cell would flatten to one line.
-                                if beside_line_numbers || self.text_lines(d) > 1 {
+                                if self.text_lines(d) > 1 || cells_of(row).any(|c| self.is_line_numbers(c)) {
                                     return true;
                                 }
                             } else if self.has_content[d]

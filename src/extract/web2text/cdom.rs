@@ -888,8 +888,7 @@ pub fn collapse_whitespace(text: &str) -> String {
 /// A heading's or item's text as a table of contents repeats it: lower case, whitespace
 /// collapsed, a trailing permalink mark (`¶`, `#`, `§`) dropped.
 fn contents_key(text: &str) -> String {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    words.join(" ").trim_end_matches(['¶', '#', '§', ' ']).to_lowercase()
+    collapse_whitespace(text).trim_end_matches(['¶', '#', '§', ' ']).to_lowercase()
 }
 
 #[cfg(test)]
