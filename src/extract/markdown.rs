@@ -242,7 +242,7 @@ impl<'a> Renderer<'a> {
         let text = self.inline_of(id, Context { in_text_block: false, flat: true }, depth);
         if !text.is_empty() {
             let text = escape_closing_hashes(&text);
-            out.block(format!("{} {text}", "#".repeat(level)), Kind::Other);
+            out.block(format!("{} {text}", "#".repeat(level)), Kind::Heading);
         }
     }
 
@@ -276,6 +276,15 @@ impl<'a> Renderer<'a> {
                 self.children(entry, &mut inner, item_ctx, depth + 1);
             } else {
                 self.node(entry, &mut inner, item_ctx, depth + 1);
+            }
+            // An item that holds only a heading (a card's title, the rest of the card left
+            // out) is that heading: the list ends before it and takes up again after it.
+            if let Some(heading) = inner.only_heading() {
+                if !items.is_empty() {
+                    out.block(items.drain(..).map(|(_, item)| item).collect::<Vec<_>>().join("\n"), kind);
+                }
+                out.block(heading, Kind::Heading);
+                continue;
             }
             let body = inner.finish_tight();
             if body.is_empty() {
@@ -671,6 +680,7 @@ fn table_rows(dom: &Dom, table: NodeId) -> Vec<NodeId> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Paragraph,
+    Heading,
     List { ordered: bool },
     Other,
 }
@@ -735,6 +745,15 @@ impl Blocks {
             return Some(Kind::Paragraph);
         }
         self.done.last().map(|(k, _)| *k)
+    }
+
+    /// The one heading these blocks hold, when they hold nothing else.
+    fn only_heading(&mut self) -> Option<String> {
+        self.flush();
+        match self.done.as_slice() {
+            [(Kind::Heading, _)] => self.done.pop().map(|(_, heading)| heading),
+            _ => None,
+        }
     }
 
     /// The blocks, a blank line between each.

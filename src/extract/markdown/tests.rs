@@ -299,6 +299,18 @@ fn items_wrapped_in_other_elements_are_items_of_the_list() {
 }
 
 #[test]
+fn an_item_that_holds_only_a_heading_is_that_heading() {
+    let html = "<body><ul><li>Intro</li><li><h3>Card one</h3></li><li><h3>Card two</h3><p>$12.00</p></li><li>Outro</li></ul></body>";
+    let (markdown, text) = both(html);
+    assert_eq!(markdown, "- Intro\n\n### Card one\n\n- ### Card two\n\n  \\$12.00\n- Outro");
+    let read = read_back(&markdown);
+    assert_eq!(read.headings, [(3, "Card one".to_string()), (3, "Card two".to_string())], "{markdown}");
+    // The card with more than its title stays an item (the reader joins its blocks' text).
+    assert_eq!(read.items, ["Intro", "Card two$12.00", "Outro"], "{markdown}");
+    assert_eq!(read.words, words(&text));
+}
+
+#[test]
 fn two_lists_in_a_row_stay_two_lists() {
     let markdown = md("<body><ul><li>a</li></ul><ul><li>b</li></ul></body>");
     let lists = Parser::new(&markdown).filter(|e| matches!(e, Event::Start(Tag::List(_)))).count();
