@@ -231,6 +231,11 @@ class Tally:
         self.c["rows_found"] += sum((read["rows"] & gold.rows).values())
         self.c["code_gold"] += sum(gold.code_lines.values())
         self.c["code_found"] += sum((read["code_lines"] & gold.code_lines).values())
+        # The same without lines that are a number alone: a highlighter's gutter of line
+        # numbers is a `pre` of its own, which the gold counts as code and the Markdown leaves out.
+        code = collections.Counter({line: n for line, n in gold.code_lines.items() if not line.strip().isdigit()})
+        self.c["code_gold_unnumbered"] += sum(code.values())
+        self.c["code_found_unnumbered"] += sum((read["code_lines"] & code).values())
         self.f1.append(word_f1(read["text"], gold.text))
         if text is not None:
             self.text_f1.append(word_f1(text, gold.text))
@@ -249,6 +254,7 @@ class Tally:
         out["table_rows_gold"] = c["rows_gold"]
         out["code_lines"] = round(c["code_found"] / c["code_gold"], 4) if c["code_gold"] else None
         out["code_lines_gold"] = c["code_gold"]
+        out["code_lines_without_numbers"] = round(c["code_found_unnumbered"] / c["code_gold_unnumbered"], 4) if c["code_gold_unnumbered"] else None
         out["markdown_word_f1"] = round(sum(self.f1) / len(self.f1), 4) if self.f1 else None
         if self.text_f1:
             out["text_word_f1"] = round(sum(self.text_f1) / len(self.text_f1), 4)
@@ -381,7 +387,7 @@ def main():
     for (dataset, tool), tally in sorted(tallies.items()):
         results.setdefault(dataset, {})[tool] = tally.summary()
 
-    columns = ["heading_precision", "heading_recall", "heading_f1", "list_item_precision", "list_item_recall", "list_item_f1", "list_item_as_filed_f1", "table_rows", "code_lines", "markdown_word_f1", "text_word_f1"]
+    columns = ["heading_precision", "heading_recall", "heading_f1", "list_item_precision", "list_item_recall", "list_item_f1", "list_item_as_filed_f1", "table_rows", "code_lines", "code_lines_without_numbers", "markdown_word_f1", "text_word_f1"]
     for dataset, tools in results.items():
         any_tool = next(iter(tools.values()))
         print(f"\n{dataset}: {any_tool['pages']} pages; gold: {any_tool['heading_gold']} headings, {any_tool['list_item_gold']} list items, "
