@@ -280,9 +280,7 @@ impl<'a> Renderer<'a> {
             // An item that holds only a heading (a card's title, the rest of the card left
             // out) is that heading: the list ends before it and takes up again after it.
             if let Some(heading) = inner.only_heading() {
-                if !items.is_empty() {
-                    out.block(items.drain(..).map(|(_, item)| item).collect::<Vec<_>>().join("\n"), kind);
-                }
+                out.block(list_block(&mut items), kind);
                 out.block(heading, Kind::Heading);
                 continue;
             }
@@ -304,10 +302,7 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
-        if !items.is_empty() {
-            let items: Vec<String> = items.into_iter().map(|(_, item)| item).collect();
-            out.block(items.join("\n"), kind);
-        }
+        out.block(list_block(&mut items), kind);
     }
 
     fn is_item(&self, id: NodeId) -> bool {
@@ -658,6 +653,12 @@ impl<'a> Renderer<'a> {
 }
 
 /// A cell's `colspan` or `rowspan`: 1 when absent or unreadable, at most [`MAX_SPAN`].
+/// The items taken so far (marker width, Markdown), one per line: a list's block (empty
+/// when there are none, which `Blocks::block` leaves out).
+fn list_block(items: &mut Vec<(usize, String)>) -> String {
+    items.drain(..).map(|(_, item)| item).collect::<Vec<_>>().join("\n")
+}
+
 fn span(cell: &crate::dom::Element, name: &str) -> usize {
     cell.attr(name).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1).clamp(1, MAX_SPAN)
 }

@@ -25,7 +25,7 @@ pub fn detect_language(text: &str) -> Option<(String, f32)> {
 
 /// [`detect_language`] reading at most `sample_bytes` of the text.
 pub fn detect_language_in(text: &str, sample_bytes: usize) -> Option<(String, f32)> {
-    let sample = &text[..floor_char_boundary(text, sample_bytes)];
+    let sample = sample(text, sample_bytes);
     if sample.chars().filter(|c| c.is_alphabetic()).take(MIN_LANGUAGE_LETTERS).count() < MIN_LANGUAGE_LETTERS {
         return None;
     }
@@ -36,13 +36,13 @@ pub fn detect_language_in(text: &str, sample_bytes: usize) -> Option<(String, f3
 /// The language of `text` where the detector is sure of it (whatlang's own test:
 /// `Info::is_reliable`), None otherwise.
 pub fn reliable_language(text: &str) -> Option<String> {
-    let info = detector().detect(sample(text)).filter(whatlang::Info::is_reliable)?;
+    let info = detector().detect(sample(text, LANGUAGE_SAMPLE_BYTES)).filter(whatlang::Info::is_reliable)?;
     Some(iso_639_1_or_3(info.lang().code()))
 }
 
-/// The part of `text` the detector reads: its first [`LANGUAGE_SAMPLE_BYTES`].
-fn sample(text: &str) -> &str {
-    &text[..floor_char_boundary(text, LANGUAGE_SAMPLE_BYTES)]
+/// The part of `text` the detector reads: its first `bytes` (cut at a character boundary).
+fn sample(text: &str, bytes: usize) -> &str {
+    &text[..floor_char_boundary(text, bytes)]
 }
 
 fn detector() -> &'static Detector {
