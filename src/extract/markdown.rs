@@ -374,14 +374,22 @@ impl<'a> Renderer<'a> {
                 },
                 NodeData::Element(e) if e.is(&local_name!("br")) => out.push('\n'),
                 // An element with no kept text may still hold the code's line breaks.
-                NodeData::Element(_) => match self.leaf(child) {
-                    Some(leaf) if self.content.get(leaf).copied().unwrap_or(false) => {
-                        self.last_leaf = Some(leaf);
-                        out.push_str(&self.cdom.nodes[self.cdom.leaves[leaf]].text);
+                NodeData::Element(e) => {
+                    // A block inside the code (a highlighter's line, the code beside its
+                    // line number) starts a line, as the text column's block does.
+                    let line_begun = out.rsplit('\n').next().is_some_and(|line| !line.trim().is_empty());
+                    if is_block(&e.name.local) && line_begun {
+                        out.push('\n');
                     }
-                    Some(_) => {}
-                    None => self.raw_text(child, out, depth + 1),
-                },
+                    match self.leaf(child) {
+                        Some(leaf) if self.content.get(leaf).copied().unwrap_or(false) => {
+                            self.last_leaf = Some(leaf);
+                            out.push_str(&self.cdom.nodes[self.cdom.leaves[leaf]].text);
+                        }
+                        Some(_) => {}
+                        None => self.raw_text(child, out, depth + 1),
+                    }
+                }
                 _ => {}
             }
         }
@@ -652,13 +660,13 @@ impl<'a> Renderer<'a> {
     }
 }
 
-/// A cell's `colspan` or `rowspan`: 1 when absent or unreadable, at most [`MAX_SPAN`].
 /// The items taken so far (marker width, Markdown), one per line: a list's block (empty
 /// when there are none, which `Blocks::block` leaves out).
 fn list_block(items: &mut Vec<(usize, String)>) -> String {
     items.drain(..).map(|(_, item)| item).collect::<Vec<_>>().join("\n")
 }
 
+/// A cell's `colspan` or `rowspan`: 1 when absent or unreadable, at most [`MAX_SPAN`].
 fn span(cell: &crate::dom::Element, name: &str) -> usize {
     cell.attr(name).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1).clamp(1, MAX_SPAN)
 }
@@ -708,7 +716,18 @@ impl Blocks {
             self.inline.push(' ');
         }
         let at_start = self.at_line_start();
+        // `1` then `.` from the next node (`<span>1</span>. Total`) would start a list.
+        let marker_ends = |rest: &str| rest.is_empty() || rest.starts_with([' ', '\t']);
+        if !at_start && (text.strip_prefix(['.', ')']).is_some_and(marker_ends)) && self.line_is_number() {
+            self.inline.push('\\');
+        }
         escape_text(text, at_start, &mut self.inline);
+    }
+
+    /// Whether the line being written is a number alone, as an ordered list's marker begins.
+    fn line_is_number(&self) -> bool {
+        let line = self.inline.rsplit('\n').next().unwrap_or_default();
+        (1..=9).contains(&line.len()) && line.bytes().all(|b| b.is_ascii_digit())
     }
 
     /// Appends Markdown made here (a code span, a link), after a space when `space`.

@@ -230,6 +230,10 @@ fn code_blocks_keep_their_text_verbatim_and_their_language() {
     // Highlighted code: the blank runs between the tokens are its line breaks and indentation.
     let highlighted = md("<body><pre><span class=k>if</span> <span>x</span>\n    <span>y</span>()\n</pre></body>");
     assert_eq!(highlighted, "```\nif x\n    y()\n```");
+    // A highlighter's lines as blocks, each beside its line number: a line each, as in the text.
+    let (numbered, text) = both("<body><pre><div><span>1</span><div>import os\n</div></div><div><span>2</span><div>os.exit()</div></div></pre></body>");
+    assert_eq!(numbered, "```\n1\nimport os\n2\nos.exit()\n```");
+    assert_eq!(read_back(&numbered).words, words(&text));
 }
 
 #[test]
@@ -246,7 +250,7 @@ fn math_is_written_from_its_tex_source() {
 #[test]
 fn text_that_looks_like_markup_stays_text() {
     let html = "<body><p>1. Not a list item</p><p># not a heading</p><p>- nor a bullet</p><p>&gt; nor a quote</p>\
-        <p>2) still text</p><p>a *star* and _under_ and [link](x) and &lt;b&gt; and &amp;amp; and ~~gone~~</p><p>---</p><p>===</p></body>";
+        <p>2) still text</p><p><span>3</span>. nor a number from two elements</p><p>a *star* and _under_ and [link](x) and &lt;b&gt; and &amp;amp; and ~~gone~~</p><p>---</p><p>===</p></body>";
     let (markdown, text) = both(html);
     let read = read_back(&markdown);
     assert!(read.headings.is_empty() && read.items.is_empty() && read.code_blocks.is_empty(), "{markdown}");
@@ -326,8 +330,9 @@ fn the_same_page_gives_the_same_bytes() {
 /// Pages made of the structures the renderer writes, nested a few levels, with text that
 /// holds Markdown's special characters.
 fn page() -> impl Strategy<Value = String> {
-    let word =
-        prop::sample::select(vec!["alpha", "1.", "#", "-", "*x*", "_y_", "a|b", "`c`", "[d](e)", "<b>", "&amp;", "$5", "~", "\\", "x_y", "10)", ">", "==="]);
+    let word = prop::sample::select(vec![
+        "alpha", "1.", "#", "-", "*x*", "_y_", "a|b", "`c`", "[d](e)", "<b>", "&amp;", "$5", "~", "\\", "x_y", "10)", ">", "===", "3", ".",
+    ]);
     let text = prop::collection::vec(word, 1..5).prop_map(|w| html_escape::encode_text(&w.join(" ")).to_string());
     let leaf = text.prop_map(|t| format!("<span>{t}</span>"));
     leaf.prop_recursive(4, 40, 4, |inner| {
