@@ -68,6 +68,9 @@ const PUNCTUATION: &[char] = &['.', ',', '?', ';', ':', '!', '。', '、', '，'
 const STOPS: &[char] = &['.', '?', '!', ';', '؟', '।', '۔'];
 /// Full stops after which a sentence starts whatever follows (no capitals, no space).
 const CJK_STOPS: &[char] = &['。', '？', '！'];
+/// The fewest words of a sentence that announces the list after it ("Here are the
+/// courses:"), more than a label's ("Tags:", "Share this:").
+const INTRODUCTION_WORDS: usize = 5;
 /// Deeper elements are read as one block of text (bounds the recursion on pathological
 /// pages; no WCXB or CleanEval page comes near it).
 pub const MAX_DEPTH: usize = 256;
@@ -573,7 +576,8 @@ impl Cdom {
         }
     }
 
-    /// Keeps every item of a list most of whose words are kept: a list is read whole, and
+    /// Keeps every item of a list most of whose words are kept, or with any kept and announced
+    /// by the kept sentence before it ("Here are some of the courses:"): a list is read whole, and
     /// a short item ("Salt", "Docker") looks like boilerplate on its own. A list with an
     /// item of more than `max_item_words` words holds sections (comments, posts), not items.
     pub fn fill_lists(&self, content: &mut [bool], min_kept_share: f64, max_item_words: usize) {
@@ -600,15 +604,26 @@ impl Cdom {
             }
         }
         let mut sections: foldhash::HashSet<usize> = Default::default();
-        for &(item, list) in groups.iter().flatten() {
+        // Lists a kept sentence announces: the leaf before the list's first ends with a colon.
+        let mut introduced: foldhash::HashSet<usize> = Default::default();
+        for (i, group) in groups.iter().enumerate() {
+            let Some((item, list)) = *group else { continue };
             if item_words.get(&item).is_some_and(|&w| w > max_item_words) {
                 sections.insert(list);
+            }
+            let first_of_list = i == 0 || groups[i - 1].is_none_or(|(_, l)| l != list);
+            if first_of_list && i > 0 && content[i - 1] {
+                let before = &self.nodes[self.leaves[i - 1]];
+                if before.text.trim_end().ends_with([':', '：']) && before.stats.words >= INTRODUCTION_WORDS {
+                    introduced.insert(list);
+                }
             }
         }
         for (i, group) in groups.iter().enumerate() {
             let Some((_, list)) = *group else { continue };
             let (all, kept) = list_words.get(&list).copied().unwrap_or_default();
-            if kept > 0 && kept as f64 >= min_kept_share * all as f64 && !sections.contains(&list) {
+            let enough = kept as f64 >= min_kept_share * all as f64 || introduced.contains(&list);
+            if kept > 0 && enough && !sections.contains(&list) {
                 content[i] = true;
             }
         }
@@ -1209,6 +1224,28 @@ mod tests {
         let mut content = vec![true, true, false, false, false, false, false, true];
         page.fill_lists(&mut content, 0.5, 4);
         assert_eq!(content, [true, true, false, false, false, false, false, true]);
+    }
+
+    #[test]
+    fn a_list_announced_by_a_kept_sentence_is_kept_whole() {
+        let page = cdom(
+            "<body><p>Here are some of the courses we found:</p><ul><li><a href=/a>Machine learning for everyone</a></li>\
+             <li><a href=/b>Statistics</a></li><li><a href=/c>Databases</a></li><li><a href=/d>Linear algebra</a></li></ul>\
+             <p>Tags:</p><ul><li>Data</li><li>Online courses</li><li>Free learning</li></ul></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(texts.len(), 9, "{texts:?}");
+        // One item of four kept (an eighth of the words): the sentence's colon announces the list.
+        let mut content = vec![true, false, true, false, false, true, true, false, false];
+        page.fill_lists(&mut content, 0.5, 50);
+        assert_eq!(content, [true, true, true, true, true, true, true, false, false], "a label ('Tags:') announces nothing");
+        // Without the sentence kept, or with no item kept, nothing is added.
+        let mut content = vec![false, false, true, false, false, false, false, false, false];
+        page.fill_lists(&mut content, 0.5, 50);
+        assert_eq!(content, [false, false, true, false, false, false, false, false, false]);
+        let mut content = vec![true, false, false, false, false, false, false, false, false];
+        page.fill_lists(&mut content, 0.5, 50);
+        assert_eq!(content, [true, false, false, false, false, false, false, false, false]);
     }
 
     #[test]
