@@ -13,7 +13,8 @@ never saw its site (`make eval-cv` writes them: train-extract --markdown-out) an
 Gold structure
 - CleanEval: its gold text marks headings (`<h>`), list items (`<l>`) and paragraphs (`<p>`).
 - WCXB, from the page's HTML within its gold text (lines compared lower-cased, whitespace
-  collapsed): an h1-h6 whose text is a gold line is a gold heading; an li with no list inside
+  collapsed): an h1-h6 whose text (less a permalink mark, "Usage¶", as every tool's headings
+  are read) is a gold line is a gold heading; an li with no list inside
   whose text is a gold line, a gold list item, unless the page's headings of that text (less a
   permalink mark) already claim every time the gold text holds the line (a table of contents
   repeating the headings is not in a gold text that holds each heading once; the issue's first
@@ -94,6 +95,18 @@ class Gold:
 PERMALINK_MARKS = " ¶#§🔗"
 
 
+def without_permalink(heading):
+    """A heading's text less the permalink mark a documentation generator appends ("usage¶",
+    "usage §"), for the gold's headings and every tool's alike: the gold text holds the words
+    without the mark. A closing "#" stays ("part #")."""
+    while True:
+        stripped = heading[:-1] if heading.endswith(("¶", "§", "🔗")) else heading
+        stripped = stripped.rstrip()
+        if stripped == heading or not stripped:
+            return heading
+        heading = stripped
+
+
 def wcxb_gold(html_bytes, text):
     import lxml.html
 
@@ -112,8 +125,8 @@ def wcxb_gold(html_bytes, text):
     heading_count = collections.Counter()
     for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
         t = norm(el.text_content())
-        if t and t in lines:
-            headings.append(t)
+        if t and without_permalink(t) in lines:
+            headings.append(without_permalink(t))
         heading_count[t.strip(PERMALINK_MARKS)] += 1
     for el in root.iter("li"):
         if next(el.iter("ul", "ol"), None) is not None:
@@ -176,7 +189,7 @@ def read_markdown(markdown):
         if token.type == "heading_open":
             heading = []
         elif token.type == "heading_close":
-            headings.append(norm(" ".join(heading)))
+            headings.append(without_permalink(norm(" ".join(heading))))
             heading = None
         elif token.type == "list_item_open":
             item_stack.append([])

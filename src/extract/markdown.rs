@@ -240,8 +240,9 @@ impl<'a> Renderer<'a> {
     fn heading(&mut self, id: NodeId, level: usize, out: &mut Blocks, depth: usize) {
         out.flush();
         let text = self.inline_of(id, Context { in_text_block: false, flat: true }, depth);
+        let text = without_permalink(&text);
         if !text.is_empty() {
-            let text = escape_closing_hashes(&text);
+            let text = escape_closing_hashes(text);
             out.block(format!("{} {text}", "#".repeat(level)), Kind::Heading);
         }
     }
@@ -890,6 +891,20 @@ fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
 fn looks_like_entity(after: &[char]) -> bool {
     let body: Vec<char> = after.iter().copied().take_while(|c| c.is_ascii_alphanumeric() || *c == '#').take(32).collect();
     !body.is_empty() && after.get(body.len()) == Some(&';')
+}
+
+/// A heading's text less the permalink mark documentation generators append to it
+/// ("Usage¶", "Usage §", "Usage 🔗"): a link to the heading, no word of it. A closing `#`
+/// stays: it is also "Part #".
+fn without_permalink(text: &str) -> &str {
+    let mut text = text.trim_end();
+    loop {
+        let stripped = text.strip_suffix(['¶', '§', '🔗']).map(str::trim_end);
+        match stripped {
+            Some(rest) if !rest.is_empty() => text = rest,
+            _ => return text,
+        }
+    }
 }
 
 /// A heading's text with a closing run of `#` escaped (it would be read as the closing sequence).

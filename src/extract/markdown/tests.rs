@@ -248,6 +248,14 @@ fn math_is_written_from_its_tex_source() {
 }
 
 #[test]
+fn a_headings_permalink_mark_is_left_out() {
+    let html = "<body><h2>Usage<a class=headerlink href=#usage>¶</a></h2><p>Text.</p><h3>Install <a href=#install>🔗</a></h3>\
+        <h3>C#</h3><h3>Part #</h3><h3>§</h3></body>";
+    let headings: Vec<String> = read_back(&md(html)).headings.into_iter().map(|(_, h)| h).collect();
+    assert_eq!(headings, ["Usage", "Install", "C#", "Part #", "§"]);
+}
+
+#[test]
 fn text_that_looks_like_markup_stays_text() {
     let html = "<body><p>1. Not a list item</p><p># not a heading</p><p>- nor a bullet</p><p>&gt; nor a quote</p>\
         <p>2) still text</p><p><span>3</span>. nor a number from two elements</p><p>a *star* and _under_ and [link](x) and &lt;b&gt; and &amp;amp; and ~~gone~~</p><p>---</p><p>===</p></body>";
