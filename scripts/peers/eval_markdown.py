@@ -99,12 +99,7 @@ def without_permalink(heading):
     """A heading's text less the permalink mark a documentation generator appends ("usage¶",
     "usage §"), for the gold's headings and every tool's alike: the gold text holds the words
     without the mark. A closing "#" stays ("part #")."""
-    while True:
-        stripped = heading[:-1] if heading.endswith(("¶", "§", "🔗")) else heading
-        stripped = stripped.rstrip()
-        if stripped == heading or not stripped:
-            return heading
-        heading = stripped
+    return heading.rstrip(" ¶§🔗") or heading
 
 
 def wcxb_gold(html_bytes, text):

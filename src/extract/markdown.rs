@@ -17,7 +17,7 @@
 use html5ever::{LocalName, local_name};
 
 use crate::dom::{Dom, NodeData, NodeId};
-use crate::extract::web2text::cdom::{Cdom, MAX_DEPTH};
+use crate::extract::web2text::cdom::{Cdom, MAX_DEPTH, PERMALINK_MARKS};
 
 /// What the Markdown holds besides the text and its structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -893,17 +893,13 @@ fn looks_like_entity(after: &[char]) -> bool {
     !body.is_empty() && after.get(body.len()) == Some(&';')
 }
 
-/// A heading's text less the permalink mark documentation generators append to it
-/// ("Usage¶", "Usage §", "Usage 🔗"): a link to the heading, no word of it. A closing `#`
-/// stays: it is also "Part #".
+/// A heading's text less its closing permalink marks ([`PERMALINK_MARKS`]), unless they are
+/// all of it. A closing `#` stays: it is also "Part #".
 fn without_permalink(text: &str) -> &str {
-    let mut text = text.trim_end();
-    loop {
-        let stripped = text.strip_suffix(['¶', '§', '🔗']).map(str::trim_end);
-        match stripped {
-            Some(rest) if !rest.is_empty() => text = rest,
-            _ => return text,
-        }
+    let text = text.trim_end();
+    match text.trim_end_matches(|c: char| c.is_whitespace() || PERMALINK_MARKS.contains(&c)) {
+        "" => text,
+        rest => rest,
     }
 }
 

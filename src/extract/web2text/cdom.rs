@@ -71,6 +71,9 @@ const CJK_STOPS: &[char] = &['。', '？', '！'];
 /// The fewest words of a sentence that announces the list after it ("Here are the
 /// courses:"), more than a label's ("Tags:", "Share this:").
 const INTRODUCTION_WORDS: usize = 5;
+/// What documentation generators append to a heading as its link ("Usage¶", "Usage 🔗"):
+/// no word of the heading.
+pub const PERMALINK_MARKS: &[char] = &['¶', '§', '🔗'];
 /// Deeper elements are read as one block of text (bounds the recursion on pathological
 /// pages; no WCXB or CleanEval page comes near it).
 pub const MAX_DEPTH: usize = 256;
@@ -611,8 +614,8 @@ impl Cdom {
             if item_words.get(&item).is_some_and(|&w| w > max_item_words) {
                 sections.insert(list);
             }
-            let first_of_list = i == 0 || groups[i - 1].is_none_or(|(_, l)| l != list);
-            if first_of_list && i > 0 && content[i - 1] {
+            let first_of_list = i > 0 && groups[i - 1].is_none_or(|(_, l)| l != list);
+            if first_of_list && content[i - 1] {
                 let before = &self.nodes[self.leaves[i - 1]];
                 if before.text.trim_end().ends_with([':', '：']) && before.stats.words >= INTRODUCTION_WORDS {
                     introduced.insert(list);
@@ -901,9 +904,9 @@ pub fn collapse_whitespace(text: &str) -> String {
 }
 
 /// A heading's or item's text as a table of contents repeats it: lower case, whitespace
-/// collapsed, a trailing permalink mark (`¶`, `#`, `§`) dropped.
+/// collapsed, a trailing permalink mark ([`PERMALINK_MARKS`], or `#`) dropped.
 fn contents_key(text: &str) -> String {
-    collapse_whitespace(text).trim_end_matches(['¶', '#', '§', ' ']).to_lowercase()
+    collapse_whitespace(text).trim_end_matches(|c| c == '#' || c == ' ' || PERMALINK_MARKS.contains(&c)).to_lowercase()
 }
 
 #[cfg(test)]
