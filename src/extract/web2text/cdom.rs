@@ -579,10 +579,11 @@ impl Cdom {
         }
     }
 
-    /// Keeps every item of a list most of whose words are kept, or with any kept and announced
-    /// by the kept sentence before it ("Here are some of the courses:"): a list is read whole, and
-    /// a short item ("Salt", "Docker") looks like boilerplate on its own. A list with an
-    /// item of more than `max_item_words` words holds sections (comments, posts), not items.
+    /// Keeps every item of a list most of whose words are kept, or announced by the kept
+    /// sentence before it ("Here are some of the courses:"), even with no item kept: a list
+    /// is read whole, and a short item ("Salt", "Docker") or a list of links (course names)
+    /// looks like boilerplate on its own. A list with an item of more than `max_item_words`
+    /// words holds sections (comments, posts), not items.
     pub fn fill_lists(&self, content: &mut [bool], min_kept_share: f64, max_item_words: usize) {
         let n = content.len().min(self.leaves.len());
         // Each leaf's nearest item and that item's list.
@@ -625,8 +626,8 @@ impl Cdom {
         for (i, group) in groups.iter().enumerate() {
             let Some((_, list)) = *group else { continue };
             let (all, kept) = list_words.get(&list).copied().unwrap_or_default();
-            let enough = kept as f64 >= min_kept_share * all as f64 || introduced.contains(&list);
-            if kept > 0 && enough && !sections.contains(&list) {
+            let enough = (kept > 0 && kept as f64 >= min_kept_share * all as f64) || introduced.contains(&list);
+            if enough && !sections.contains(&list) {
                 content[i] = true;
             }
         }
@@ -1242,12 +1243,17 @@ mod tests {
         let mut content = vec![true, false, true, false, false, true, true, false, false];
         page.fill_lists(&mut content, 0.5, 50);
         assert_eq!(content, [true, true, true, true, true, true, true, false, false], "a label ('Tags:') announces nothing");
-        // Without the sentence kept, or with no item kept, nothing is added.
+        // Without the sentence kept, nothing is added.
         let mut content = vec![false, false, true, false, false, false, false, false, false];
         page.fill_lists(&mut content, 0.5, 50);
         assert_eq!(content, [false, false, true, false, false, false, false, false, false]);
+        // With it kept, the list is read whole even where the trees kept none of its links.
         let mut content = vec![true, false, false, false, false, false, false, false, false];
         page.fill_lists(&mut content, 0.5, 50);
+        assert_eq!(content, [true, true, true, true, true, false, false, false, false]);
+        // Not a list of sections (an item over the word limit: comments, posts).
+        let mut content = vec![true, false, false, false, false, false, false, false, false];
+        page.fill_lists(&mut content, 0.5, 3);
         assert_eq!(content, [true, false, false, false, false, false, false, false, false]);
     }
 
