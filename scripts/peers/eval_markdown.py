@@ -13,8 +13,9 @@ never saw its site (`make eval-cv` writes them: train-extract --markdown-out) an
 Gold structure
 - CleanEval: its gold text marks headings (`<h>`), list items (`<l>`) and paragraphs (`<p>`).
 - WCXB, from the page's HTML within its gold text (lines compared lower-cased, whitespace
-  collapsed): an h1-h6 whose text (less a permalink mark, "Usage¶", as every tool's headings
-  are read) is a gold line is a gold heading; an li with no list inside
+  collapsed): an h1-h6 whose text, or its text less a permalink mark ("Usage¶", Docusaurus's
+  zero-width space), is a gold line is a gold heading, read less the mark as every tool's
+  headings are; an li with no list inside
   whose text is a gold line, a gold list item, unless the page's headings of that text (less a
   permalink mark) already claim every time the gold text holds the line (a table of contents
   repeating the headings is not in a gold text that holds each heading once; the issue's first
@@ -91,15 +92,16 @@ class Gold:
         self.code_lines = collections.Counter(code_lines)
 
 
-# What documentation generators append to a heading as its link ("Usage¶").
-PERMALINK_MARKS = " ¶#§🔗"
+# What documentation generators append to a heading as its link ("Usage¶"; Docusaurus writes
+# a zero-width space as the link's text).
+PERMALINK_MARKS = " ¶#§🔗\u200b"
 
 
 def without_permalink(heading):
     """A heading's text less the permalink mark a documentation generator appends ("usage¶",
     "usage §"), for the gold's headings and every tool's alike: the gold text holds the words
     without the mark. A closing "#" stays ("part #")."""
-    return heading.rstrip(" ¶§🔗") or heading
+    return heading.rstrip(" ¶§🔗\u200b") or heading
 
 
 def wcxb_gold(html_bytes, text):
@@ -120,7 +122,7 @@ def wcxb_gold(html_bytes, text):
     heading_count = collections.Counter()
     for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
         t = norm(el.text_content())
-        if t and without_permalink(t) in lines:
+        if t and (without_permalink(t) in lines or t in lines):
             headings.append(without_permalink(t))
         heading_count[t.strip(PERMALINK_MARKS)] += 1
     for el in root.iter("li"):

@@ -250,9 +250,9 @@ fn math_is_written_from_its_tex_source() {
 #[test]
 fn a_headings_permalink_mark_is_left_out() {
     let html = "<body><h2>Usage<a class=headerlink href=#usage>¶</a></h2><p>Text.</p><h3>Install <a href=#install>🔗</a></h3>\
-        <h3>C#</h3><h3>Part #</h3><h3>§</h3></body>";
+        <h3>C#</h3><h3>Part #</h3><h3>§</h3><h2>Setup<a class=hash-link href=#setup>\u{200B}</a></h2></body>";
     let headings: Vec<String> = read_back(&md(html)).headings.into_iter().map(|(_, h)| h).collect();
-    assert_eq!(headings, ["Usage", "Install", "C#", "Part #", "§"]);
+    assert_eq!(headings, ["Usage", "Install", "C#", "Part #", "§", "Setup"]);
 }
 
 #[test]

@@ -71,9 +71,9 @@ const CJK_STOPS: &[char] = &['。', '？', '！'];
 /// The fewest words of a sentence that announces the list after it ("Here are the
 /// courses:"), more than a label's ("Tags:", "Share this:").
 const INTRODUCTION_WORDS: usize = 5;
-/// What documentation generators append to a heading as its link ("Usage¶", "Usage 🔗"):
-/// no word of the heading.
-pub const PERMALINK_MARKS: &[char] = &['¶', '§', '🔗'];
+/// What documentation generators append to a heading as its link ("Usage¶", "Usage 🔗";
+/// Docusaurus writes a zero-width space as the link's text): no word of the heading.
+pub const PERMALINK_MARKS: &[char] = &['¶', '§', '🔗', '\u{200B}'];
 /// Deeper elements are read as one block of text (bounds the recursion on pathological
 /// pages; no WCXB or CleanEval page comes near it).
 pub const MAX_DEPTH: usize = 256;
