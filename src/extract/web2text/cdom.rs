@@ -473,12 +473,18 @@ impl Cdom {
 
     /// Keeps the blocks between two content blocks of one line: a link or an emphasised
     /// word inside a kept sentence is part of it ("read by over 10 million people, <a>Class
-    /// Central</a> has compiled ..."), whatever its own row looks like.
+    /// Central</a> has compiled ..."), whatever its own row looks like. So is the closing
+    /// punctuation right after a kept block on its line ("replaced by <a>paid ones</a>."):
+    /// a block of no words that the trees judge apart.
     pub fn fill_line_gaps(&self, content: &mut [bool]) {
         let mut last_kept: Option<usize> = None;
         for i in 0..content.len().min(self.leaves.len()) {
-            if self.nodes[self.leaves[i]].break_before {
+            let node = &self.nodes[self.leaves[i]];
+            if node.break_before {
                 last_kept = None;
+            }
+            if !content[i] && last_kept == Some(i.wrapping_sub(1)) && is_closing_punctuation(&node.text) {
+                content[i] = true;
             }
             if content[i] {
                 if let Some(p) = last_kept {
@@ -904,6 +910,13 @@ pub fn collapse_whitespace(text: &str) -> String {
     out
 }
 
+/// Text that only closes what comes before it: a sentence's full stop, a comma, a closing
+/// bracket or quote ("." after a link, ")." after a bracket of links).
+fn is_closing_punctuation(text: &str) -> bool {
+    let text = text.trim();
+    !text.is_empty() && text.chars().count() <= 3 && text.chars().all(|c| ".,;:!?)]}\"'”’»…。、，！？：；）」』".contains(c))
+}
+
 /// A heading's or item's text as a table of contents repeats it: lower case, whitespace
 /// collapsed, a trailing permalink mark ([`PERMALINK_MARKS`], or `#`) dropped.
 fn contents_key(text: &str) -> String {
@@ -1118,6 +1131,21 @@ mod tests {
         let mut content = vec![true, true, false, false, false, false, false];
         page.fill_line_gaps(&mut content);
         assert_eq!(content, [true, true, false, false, false, false, false]);
+    }
+
+    #[test]
+    fn the_full_stop_after_a_kept_link_is_kept_but_not_a_separator_or_the_next_line() {
+        let page = cdom("<body><p>Replaced by <a href=/a>paid ones</a>.</p><p>.</p><p><a href=/h>Home</a> | <a href=/n>News</a></p></body>");
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(texts, ["Replaced by", "paid ones", ".", ".", "Home", "|", "News"]);
+        let mut content = vec![true, true, false, false, true, false, false];
+        page.fill_line_gaps(&mut content);
+        assert_eq!(content, [true, true, true, false, true, false, false]);
+        assert_eq!(page.text_of(&content), "Replaced by paid ones.\nHome");
+        // Not after a dropped block.
+        let mut content = vec![true, false, false, false, false, false, false];
+        page.fill_line_gaps(&mut content);
+        assert_eq!(content, [true, false, false, false, false, false, false]);
     }
 
     #[test]
