@@ -101,7 +101,7 @@ def without_permalink(heading):
     """A heading's text less the permalink mark a documentation generator appends ("usage¶",
     "usage §"), for the gold's headings and every tool's alike: the gold text holds the words
     without the mark. A closing "#" stays ("part #")."""
-    return heading.rstrip(" ¶§🔗\u200b") or heading
+    return heading.rstrip(PERMALINK_MARKS.replace("#", "")) or heading
 
 
 def wcxb_gold(html_bytes, text):

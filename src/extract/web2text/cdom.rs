@@ -483,7 +483,7 @@ impl Cdom {
             if node.break_before {
                 last_kept = None;
             }
-            if !content[i] && last_kept == Some(i.wrapping_sub(1)) && is_closing_punctuation(&node.text) {
+            if !content[i] && last_kept.is_some_and(|p| p + 1 == i) && is_closing_punctuation(&node.text) {
                 content[i] = true;
             }
             if content[i] {
