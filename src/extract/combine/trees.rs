@@ -1,31 +1,34 @@
 //! The block trees laid out for prediction. forust-ml predicts tree by tree over a
 //! column-major f64 matrix, with 80-byte nodes; a page's ~400 blocks × 200 trees then cost
 //! as much as building the blocks (`examples/combiner_timing.rs`). Here every tree's nodes
-//! sit in one array of 16-byte nodes and `LANES` blocks at a time walk every tree, as f32
-//! values straight from the table. The same branches (f32 thresholds that
-//! split as forust-ml's f64 comparison does, NaN to the missing branch) and the same sums
-//! in the same order as forust-ml's `predict`, so the same values (checked in the tests).
+//! sit in one array of 8-byte nodes, each split's two children side by side, and `LANES`
+//! blocks at a time walk every tree, as f32 values straight from the table. The same
+//! branches (f32 thresholds that split as forust-ml's f64 comparison does, NaN to the
+//! missing branch) and the same sums in the same order as forust-ml's `predict`, so the
+//! same values (checked in the tests).
+
+use std::collections::VecDeque;
 
 use forust_ml::GradientBooster;
 
-/// One node in 16 bytes. A split sends a block to `first` when its value is below the
-/// threshold and to `second` otherwise, NaN included: `second` is always the side missing
-/// values take. Where forust-ml sends them left, the node is stored mirrored (value and
-/// threshold negated, see [`FlatTrees::of`]), so the walk has one comparison and no test
-/// for NaN. A leaf points to itself on both sides, so a walk of a fixed number of steps
-/// ends on it.
+/// One node in 8 bytes. A split sends a block to `first` when its value is below the
+/// threshold and to `first + 1` otherwise, NaN included: the second child is always the
+/// side missing values take. Where forust-ml sends them left, the node is stored mirrored
+/// (value and threshold negated, see [`FlatTrees::of`]), so a step is one load of the
+/// node, one of the value, one comparison and an add. A leaf's threshold is NaN, which no
+/// value is below, and its `first` the node before it, so a walk of a fixed number of
+/// steps stays on it; its value is in [`FlatTrees::leaf_values`].
 #[derive(Debug, Clone, Copy)]
 struct FlatNode {
     /// The feature split on, with [`NEGATE`] set on a mirrored node; a leaf's is 0.
-    feature: u32,
-    /// A split's threshold; a leaf's value.
-    threshold_or_value: f32,
-    first: u32,
-    second: u32,
+    feature: u16,
+    /// The first child, counted from the tree's first node.
+    first: u16,
+    threshold: f32,
 }
 
 /// The bit of [`FlatNode::feature`] that marks a mirrored node: it flips the value's sign.
-const NEGATE: u32 = 1 << 31;
+const NEGATE: u16 = 1 << 15;
 
 /// Rows walked through a tree side by side: their walks do not depend on each other, so
 /// the processor overlaps them instead of waiting on one chain of loads.
@@ -51,51 +54,71 @@ fn mirrored_threshold(threshold: f32) -> Option<f32> {
 pub struct FlatTrees {
     base_score: f64,
     nodes: Vec<FlatNode>,
-    /// Each tree's first node, node count and depth (the most steps from its root to a leaf).
-    trees: Vec<(u32, u32, u32)>,
+    /// Each leaf's value, at its node's index (0 for splits).
+    leaf_values: Vec<f32>,
+    /// Each tree's first node and depth (the most steps from its root to a leaf).
+    trees: Vec<(u32, u32)>,
 }
 
 impl FlatTrees {
     /// `None` when the model cannot be flattened as is: a missing value other than NaN, a
     /// child or feature index outside the tree or the row, a split whose missing values
-    /// take a branch of their own, or a tree that is no tree (a damaged model).
+    /// take a branch of their own, a tree of more than 65,535 nodes, or a tree that is no
+    /// tree (a damaged model).
     pub fn of(booster: &GradientBooster, features: usize) -> Option<Self> {
-        if !booster.missing.is_nan() || features == 0 || features >= NEGATE as usize {
+        if !booster.missing.is_nan() || features == 0 || features >= usize::from(NEGATE) {
             return None;
         }
         let mut nodes = Vec::new();
+        let mut leaf_values = Vec::new();
         let mut trees = Vec::with_capacity(booster.trees.len());
         for tree in &booster.trees {
             let start = nodes.len();
-            let count = u32::try_from(tree.nodes.len()).ok()?;
+            let count = tree.nodes.len();
+            u16::try_from(count).ok()?;
             let children: Vec<Option<[usize; 3]>> = tree.nodes.iter().map(|n| (!n.is_leaf).then_some([n.left_child, n.right_child, n.missing_node])).collect();
             let depth = depth(&children)?;
-            // Child indices are kept relative to the tree's first node.
-            let local = |i: usize| u32::try_from(i).ok().filter(|&i| i < count);
-            for (index, node) in tree.nodes.iter().enumerate() {
-                let flat = if node.is_leaf {
-                    let me = local(index)?;
-                    FlatNode { feature: 0, threshold_or_value: node.weight_value, first: me, second: me }
-                } else {
-                    if node.split_feature >= features || node.split_value.is_nan() {
-                        return None;
-                    }
-                    let feature = u32::try_from(node.split_feature).ok()?;
-                    let (left, right) = (local(node.left_child)?, local(node.right_child)?);
-                    let threshold = f32_threshold(node.split_value);
-                    match local(node.missing_node)? {
-                        missing if missing == right => FlatNode { feature, threshold_or_value: threshold, first: left, second: right },
-                        missing if missing == left => {
-                            FlatNode { feature: feature | NEGATE, threshold_or_value: mirrored_threshold(threshold)?, first: right, second: left }
-                        }
-                        _ => return None,
-                    }
+            // Laid out breadth first: a split's two children take the next two places, the
+            // one missing values take second. `depth` saw every node reached once, so the
+            // places fill the tree's `count` exactly.
+            let mut flat = vec![FlatNode { feature: 0, first: 0, threshold: f32::NAN }; count];
+            let mut values = vec![0f32; count];
+            let mut next_place = 1usize;
+            let mut queue = VecDeque::from([(0usize, 0usize)]);
+            while let Some((index, place)) = queue.pop_front() {
+                let node = tree.nodes.get(index)?;
+                if node.is_leaf {
+                    // Below a leaf's threshold (NaN) is nothing: the walk goes to `first + 1`, itself.
+                    flat[place] = FlatNode { feature: 0, first: u16::try_from(place.saturating_sub(1)).ok()?, threshold: f32::NAN };
+                    values[place] = node.weight_value;
+                    continue;
+                }
+                if node.split_feature >= features || node.split_value.is_nan() {
+                    return None;
+                }
+                let feature = u16::try_from(node.split_feature).ok()?;
+                let threshold = f32_threshold(node.split_value);
+                let (feature, threshold, below, not_below) = match node.missing_node {
+                    missing if missing == node.right_child => (feature, threshold, node.left_child, node.right_child),
+                    missing if missing == node.left_child => (feature | NEGATE, mirrored_threshold(threshold)?, node.right_child, node.left_child),
+                    _ => return None,
                 };
-                nodes.push(flat);
+                if next_place + 2 > count {
+                    return None;
+                }
+                flat[place] = FlatNode { feature, first: u16::try_from(next_place).ok()?, threshold };
+                queue.push_back((below, next_place));
+                queue.push_back((not_below, next_place + 1));
+                next_place += 2;
             }
-            trees.push((u32::try_from(start).ok()?, count, depth));
+            if next_place != count {
+                return None;
+            }
+            nodes.extend(flat);
+            leaf_values.extend(values);
+            trees.push((u32::try_from(start).ok()?, depth));
         }
-        Some(Self { base_score: booster.base_score, nodes, trees })
+        Some(Self { base_score: booster.base_score, nodes, leaf_values, trees })
     }
 
     /// The raw predictions for many rows, `LANES` rows side by side through every tree:
@@ -108,20 +131,22 @@ impl FlatTrees {
     pub fn predict_rows(&self, rows: &[&[f32]]) -> Vec<f64> {
         let mut sums = vec![self.base_score; rows.len()];
         for (sums, rows) in sums.chunks_mut(LANES).zip(rows.chunks(LANES)) {
-            for &(start, count, depth) in &self.trees {
-                let tree = &self.nodes[start as usize..(start + count) as usize];
+            for &(start, depth) in &self.trees {
+                let tree = &self.nodes[start as usize..];
                 let mut at = [0usize; LANES];
                 for _ in 0..depth {
                     for (at, row) in at.iter_mut().zip(rows) {
-                        let node = &tree[*at];
-                        let value = row[(node.feature & !NEGATE) as usize];
-                        let value = f32::from_bits(value.to_bits() ^ (node.feature & NEGATE));
-                        // Selects, not branches: which way a block goes is as good as random.
-                        *at = if value < node.threshold_or_value { node.first } else { node.second } as usize;
+                        let node = tree[*at];
+                        let value = row[usize::from(node.feature & !NEGATE)];
+                        let value = f32::from_bits(value.to_bits() ^ (u32::from(node.feature & NEGATE) << 16));
+                        // Arithmetic, not a branch: which way a block goes is as good as random.
+                        // Below the threshold is `first`; not below (NaN included) `first + 1`.
+                        *at = usize::from(node.first) + 1 - usize::from(value < node.threshold);
                     }
                 }
+                let values = &self.leaf_values[start as usize..];
                 for (sum, &at) in sums.iter_mut().zip(&at) {
-                    *sum += f64::from(tree[at].threshold_or_value);
+                    *sum += f64::from(values[at]);
                 }
             }
         }
@@ -184,7 +209,7 @@ mod tests {
             node.missing_node = if node.missing_node == node.left_child { node.right_child } else { node.left_child };
         }
         let flat = FlatTrees::of(&booster, 4).unwrap();
-        let splits = flat.nodes.iter().filter(|n| n.first != n.second);
+        let splits = flat.nodes.iter().filter(|n| !n.threshold.is_nan());
         let mirrored = splits.clone().filter(|n| n.feature & NEGATE != 0).count();
         let total = splits.count();
         assert!(mirrored > 0 && mirrored < total, "missing values go left at some splits and right at others: {mirrored} of {total}");
