@@ -2,7 +2,11 @@
 """Structure of the Markdown (`process --markdown`) against gold, beside the peers' Markdown.
 
 Pages: WCXB-dev's held-out fifth (page ids divisible by five: the combiner and the classifier
-never trained on them), Scrapinghub's 181 news pages (gold structure from the page's HTML
+never trained on them), Mozilla Readability's 94 real test pages (`readability`: sites nobody
+here trained or tuned on, no structure rule read from them; the pages and their accepted main
+content come from the `readabilityrs` crate, fetched and checked as `make eval-unseen` does, the
+gold text being that content's text and the gold structure read from the page's HTML within
+it, as for WCXB), Scrapinghub's 181 news pages (gold structure from the page's HTML
 within its gold text, as for WCXB; the combiner trained on four fifths of them) and CleanEval
 (dev + final; the combiner trained on these pages, so its content decisions there are
 in-fold: the structure figures still measure the renderer). With --cv-markdown, also WCXB-dev's
@@ -97,11 +101,16 @@ class Gold:
 PERMALINK_MARKS = " ¶#§🔗\u200b"
 
 
+# MediaWiki's link to edit a section, which it writes after the section's heading.
+EDIT_LINK = re.compile(r"\s*\[\s*edit(?: source)?\s*\]$")
+
+
 def without_permalink(heading):
     """A heading's text less the permalink mark a documentation generator appends ("usage¶",
-    "usage §"), for the gold's headings and every tool's alike: the gold text holds the words
-    without the mark. A closing "#" stays ("part #")."""
-    return heading.rstrip(PERMALINK_MARKS.replace("#", "")) or heading
+    "usage §") or MediaWiki's section edit link ("history[edit]"), for the gold's headings and
+    every tool's alike: the gold text holds the words without the mark. A closing "#" stays
+    ("part #")."""
+    return EDIT_LINK.sub("", heading).rstrip(PERMALINK_MARKS.replace("#", "")) or heading
 
 
 def wcxb_gold(html_bytes, text):
@@ -271,9 +280,24 @@ class Tally:
         return out
 
 
-def load_pages(shared):
-    """(dataset, id, url, html bytes, gold) for WCXB-dev's held-out fifth, Scrapinghub and CleanEval."""
+def readability_pages(cache):
+    """(dataset, id, url, html bytes, gold) for Readability's real test pages: eval_unseen.py's
+    pages and gold text, the gold structure from each page's HTML within that text."""
+    from eval_unseen import build_dataset, fetch
+
+    folder = cache / "readability"
+    gold, _ = build_dataset(fetch(cache), folder)
     pages = []
+    for name, page in gold.items():
+        html = gzip.decompress((folder / "html" / f"{name}.html.gz").read_bytes())
+        pages.append(("readability", name, page["url"], html, wcxb_gold(html, page["articleBody"])))
+    return pages
+
+
+def load_pages(shared, readability_cache=None):
+    """(dataset, id, url, html bytes, gold) for WCXB-dev's held-out fifth, Readability's test
+    pages (with `readability_cache`), Scrapinghub and CleanEval."""
+    pages = readability_pages(readability_cache) if readability_cache else []
     wcxb = shared / "data" / "wcxb-dev"
     for path in sorted((wcxb / "ground-truth").glob("*.json")):
         pid = path.stem
@@ -368,6 +392,8 @@ def main():
     parser.add_argument("--shared", required=True, type=Path)
     parser.add_argument("--rs-trafilatura", metavar="BIN", help="rs-trafilatura's extract_stdin (scripts/peers/build_rs_trafilatura.sh)")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--readability", type=Path, metavar="CACHE",
+                        help="also score Readability's real test pages (dataset readability), its crate fetched into CACHE as make eval-unseen does")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--cv-markdown", type=Path, metavar="JSONL",
                         help="also score WCXB-dev's other four fifths from the combiner's out-of-fold Markdown "
@@ -376,7 +402,7 @@ def main():
     parser.add_argument("--require-words", action="store_true", help="fail unless, on every dataset, the Markdown's word F1 is no lower than the text's")
     args = parser.parse_args()
 
-    pages = load_pages(args.shared)
+    pages = load_pages(args.shared, args.readability)
     with tempfile.TemporaryDirectory() as tmp:
         by_url = ours(args.bin, args.shared, pages, Path(tmp))
     results = {}

@@ -213,6 +213,10 @@ const TABLE_KEPT_SHARE: f64 = 0.05;
 /// A table with a cell of more words than this lays out the page: its cells are the trees'.
 const TABLE_CELL_WORDS: usize = 50;
 
+/// A code block is kept whole when at least this share of its words is: any of it, nearly,
+/// as for a data table (a `pre` is one block of code or output, kept or not as a whole).
+const CODE_KEPT_SHARE: f64 = TABLE_KEPT_SHARE;
+
 /// A list is kept whole when at least half of its items' words are: a list of links partly
 /// left out is often a ranking or a menu beside the content, where a table of short cells
 /// rarely is (lower shares gained nothing in CV and lost on unseen pages, docs/extraction.md).
@@ -222,13 +226,14 @@ const LIST_ITEM_WORDS: usize = TABLE_CELL_WORDS;
 
 /// A page's content blocks: those `decision` picks from the probabilities, the blocks
 /// between two of them on one line (the link or the bold word inside a kept sentence), the
-/// other cells of a data table with kept words (with the links of its kept rows), and the
+/// rest of a code block with kept words, the other cells of a data table with kept words (with the links of its kept rows), and the
 /// other items of a list mostly kept; less a table of contents that repeats kept headings.
 /// Each step kept or raised the domain-grouped CV's word F1 and raised the Markdown's table
 /// rows or list items found (docs/extraction.md).
 pub fn content_blocks(table: &BlockTable, probabilities: &[f64], decision: Decision, threshold: f64) -> Vec<bool> {
     let mut content = decision.content(probabilities, &table.words, threshold);
     table.cdom.fill_line_gaps(&mut content);
+    table.cdom.fill_code_blocks(&mut content, CODE_KEPT_SHARE);
     table.cdom.fill_data_tables(&mut content, TABLE_KEPT_SHARE, TABLE_CELL_WORDS);
     table.cdom.fill_lists(&mut content, LIST_KEPT_SHARE, LIST_ITEM_WORDS);
     table.cdom.drop_contents_lists(&mut content);

@@ -495,6 +495,32 @@ impl Cdom {
         }
     }
 
+    /// Keeps every block of a `pre` (code, a terminal session) at least `min_kept_share` of
+    /// whose words are kept: a code block is read whole, and a highlighter makes each token
+    /// a block of its own (`SELECT`, `(`, `avg`), which looks like nothing on its own, so the
+    /// trees keep some lines of a block and drop the others.
+    pub fn fill_code_blocks(&self, content: &mut [bool], min_kept_share: f64) {
+        let n = content.len().min(self.leaves.len());
+        let pre_of: Vec<Option<usize>> = (0..n).map(|i| self.closest(self.leaves[i], |node| node.has_tag("pre"))).collect();
+        let mut words: foldhash::HashMap<usize, (usize, usize)> = Default::default();
+        for (i, pre) in pre_of.iter().enumerate() {
+            if let Some(pre) = pre {
+                let w = self.nodes[self.leaves[i]].stats.words;
+                let entry = words.entry(*pre).or_default();
+                entry.0 += w;
+                if content[i] {
+                    entry.1 += w;
+                }
+            }
+        }
+        for (kept, pre) in content.iter_mut().zip(&pre_of) {
+            let (all, kept_words) = pre.and_then(|p| words.get(&p).copied()).unwrap_or_default();
+            if kept_words > 0 && kept_words as f64 >= min_kept_share * all as f64 {
+                *kept = true;
+            }
+        }
+    }
+
     /// Keeps every cell of a data table most of whose words are kept: a table of figures is
     /// read whole, and a short cell ("Yes", "2.4 GHz") looks like boilerplate on its own.
     /// A data table holds no other table and no cell of more than `max_cell_words` words.
@@ -1131,6 +1157,25 @@ mod tests {
         let mut content = vec![true, true, false, false, false, false, false];
         page.fill_line_gaps(&mut content);
         assert_eq!(content, [true, true, false, false, false, false, false]);
+    }
+
+    #[test]
+    fn a_code_block_with_kept_words_is_kept_whole() {
+        let page = cdom(
+            "<body><p>Run it:</p><pre><span>SELECT</span> <span>avg</span>(n)\n<span>FROM</span> series;</pre><p>Menu</p>\
+             <pre><span>other</span> <span>block</span></pre></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(texts, ["Run it:", "SELECT", "avg", "(n)", "FROM", "series;", "Menu", "other", "block"]);
+        // The trees kept the second line of the first block: the whole block, its
+        // punctuation included, is kept; the other block, with nothing kept, stays out.
+        let mut content = vec![true, false, false, false, true, true, false, false, false];
+        page.fill_code_blocks(&mut content, 0.05);
+        assert_eq!(content, [true, true, true, true, true, true, false, false, false]);
+        // Under the share kept, nothing is added.
+        let mut content = vec![true, false, false, false, false, true, false, false, false];
+        page.fill_code_blocks(&mut content, 0.5);
+        assert_eq!(content, [true, false, false, false, false, true, false, false, false]);
     }
 
     #[test]
