@@ -75,7 +75,9 @@ impl FlatTrees {
         for tree in &booster.trees {
             let start = nodes.len();
             let count = tree.nodes.len();
-            u16::try_from(count).ok()?;
+            if count > usize::from(u16::MAX) {
+                return None;
+            }
             let children: Vec<Option<[usize; 3]>> = tree.nodes.iter().map(|n| (!n.is_leaf).then_some([n.left_child, n.right_child, n.missing_node])).collect();
             let depth = depth(&children)?;
             // Laid out breadth first: a split's two children take the next two places, the

@@ -331,6 +331,20 @@ impl CNode {
     }
 }
 
+/// A group of leaves' words (a code block's, a table's, a list's), all and kept.
+#[derive(Debug, Default, Clone, Copy)]
+struct GroupWords {
+    all: usize,
+    kept: usize,
+}
+
+impl GroupWords {
+    /// Whether some of the words are kept, and at least `share` of them.
+    fn reach(self, share: f64) -> bool {
+        self.kept > 0 && self.kept as f64 >= share * self.all as f64
+    }
+}
+
 /// The collapsed DOM of a page.
 #[derive(Debug, Clone, Default)]
 pub struct Cdom {
@@ -502,23 +516,29 @@ impl Cdom {
     pub fn fill_code_blocks(&self, content: &mut [bool], min_kept_share: f64) {
         let n = content.len().min(self.leaves.len());
         let pre_of: Vec<Option<usize>> = (0..n).map(|i| self.closest(self.leaves[i], |node| node.has_tag("pre"))).collect();
-        let mut words: foldhash::HashMap<usize, (usize, usize)> = Default::default();
-        for (i, pre) in pre_of.iter().enumerate() {
-            if let Some(pre) = pre {
-                let w = self.nodes[self.leaves[i]].stats.words;
-                let entry = words.entry(*pre).or_default();
-                entry.0 += w;
-                if content[i] {
-                    entry.1 += w;
-                }
-            }
-        }
+        let words = self.words_by_group(&pre_of, content);
         for (kept, pre) in content.iter_mut().zip(&pre_of) {
-            let (all, kept_words) = pre.and_then(|p| words.get(&p).copied()).unwrap_or_default();
-            if kept_words > 0 && kept_words as f64 >= min_kept_share * all as f64 {
+            if pre.is_some_and(|p| words.get(&p).is_some_and(|w| w.reach(min_kept_share))) {
                 *kept = true;
             }
         }
+    }
+
+    /// The words of each group of leaves (a code block, a table, a list; `group_of[i]` is
+    /// leaf i's), all and kept: what the fills weigh.
+    fn words_by_group(&self, group_of: &[Option<usize>], content: &[bool]) -> foldhash::HashMap<usize, GroupWords> {
+        let mut words: foldhash::HashMap<usize, GroupWords> = Default::default();
+        for (i, group) in group_of.iter().enumerate() {
+            if let Some(group) = group {
+                let w = self.nodes[self.leaves[i]].stats.words;
+                let entry = words.entry(*group).or_default();
+                entry.all += w;
+                if content[i] {
+                    entry.kept += w;
+                }
+            }
+        }
+        words
     }
 
     /// Keeps every cell of a data table most of whose words are kept: a table of figures is
@@ -552,22 +572,9 @@ impl Cdom {
                 }
             }
         }
-        let mut words: foldhash::HashMap<usize, (usize, usize)> = Default::default();
-        for i in 0..n {
-            if let Some(t) = table_of[i] {
-                let w = self.nodes[self.leaves[i]].stats.words;
-                let entry = words.entry(t).or_default();
-                entry.0 += w;
-                if content[i] {
-                    entry.1 += w;
-                }
-            }
-        }
+        let words = self.words_by_group(&table_of, content);
         let is_link = |i: usize| self.nodes[self.leaves[i]].stats.mostly_links();
-        let filled = |t: usize| {
-            let (all, kept) = words.get(&t).copied().unwrap_or_default();
-            kept > 0 && kept as f64 >= min_kept_share * all as f64 && !holds_table.contains(&t) && !too_long.contains(&t)
-        };
+        let filled = |t: usize| words.get(&t).is_some_and(|w| w.reach(min_kept_share)) && !holds_table.contains(&t) && !too_long.contains(&t);
         let in_filled: Vec<bool> = table_of.iter().map(|t| t.is_some_and(filled)).collect();
         for i in 0..n {
             // A link is left to the trees here: a row of links in a layout table is a menu.
@@ -627,24 +634,14 @@ impl Cdom {
                 Some((item, list))
             })
             .collect();
-        let mut item_words: foldhash::HashMap<usize, usize> = Default::default();
-        let mut list_words: foldhash::HashMap<usize, (usize, usize)> = Default::default();
-        for (i, group) in groups.iter().enumerate() {
-            let Some((item, list)) = *group else { continue };
-            let w = self.nodes[self.leaves[i]].stats.words;
-            *item_words.entry(item).or_default() += w;
-            let entry = list_words.entry(list).or_default();
-            entry.0 += w;
-            if content[i] {
-                entry.1 += w;
-            }
-        }
+        let item_words = self.words_by_group(&groups.iter().map(|g| g.map(|(item, _)| item)).collect::<Vec<_>>(), content);
+        let list_words = self.words_by_group(&groups.iter().map(|g| g.map(|(_, list)| list)).collect::<Vec<_>>(), content);
         let mut sections: foldhash::HashSet<usize> = Default::default();
         // Lists a kept sentence announces: the leaf before the list's first ends with a colon.
         let mut introduced: foldhash::HashSet<usize> = Default::default();
         for (i, group) in groups.iter().enumerate() {
             let Some((item, list)) = *group else { continue };
-            if item_words.get(&item).is_some_and(|&w| w > max_item_words) {
+            if item_words.get(&item).is_some_and(|w| w.all > max_item_words) {
                 sections.insert(list);
             }
             let first_of_list = i > 0 && groups[i - 1].is_none_or(|(_, l)| l != list);
@@ -657,8 +654,7 @@ impl Cdom {
         }
         for (i, group) in groups.iter().enumerate() {
             let Some((_, list)) = *group else { continue };
-            let (all, kept) = list_words.get(&list).copied().unwrap_or_default();
-            let enough = (kept > 0 && kept as f64 >= min_kept_share * all as f64) || introduced.contains(&list);
+            let enough = list_words.get(&list).is_some_and(|w| w.reach(min_kept_share)) || introduced.contains(&list);
             if enough && !sections.contains(&list) {
                 content[i] = true;
             }
