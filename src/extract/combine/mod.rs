@@ -227,7 +227,7 @@ const LIST_ITEM_WORDS: usize = TABLE_CELL_WORDS;
 /// A page's content blocks: those `decision` picks from the probabilities, the blocks
 /// between two of them on one line (the link or the bold word inside a kept sentence), the
 /// rest of a code block with kept words, the other cells of a data table with kept words
-/// (with the links of its kept rows), and the other items of a list mostly kept; less a
+/// (with the links of its kept rows, and every link of a table of records), and the other items of a list mostly kept; less a
 /// table of contents that repeats kept headings.
 /// Each step kept or raised the domain-grouped CV's word F1 and raised the Markdown's table
 /// rows or list items found (docs/extraction.md).

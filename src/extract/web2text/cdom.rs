@@ -74,6 +74,10 @@ const INTRODUCTION_WORDS: usize = 5;
 /// What documentation generators append to a heading as its link ("Usage¶", "Usage 🔗";
 /// Docusaurus writes a zero-width space as the link's text): no word of the heading.
 pub const PERMALINK_MARKS: &[char] = &['¶', '§', '🔗', '\u{200B}'];
+/// A table with header cells whose links hold less than this share of its characters holds
+/// records, and its links are values (an infobox: 0.52; Wikipedia's navigation boxes of
+/// links 0.79-1.0). 0.6, 0.7 and 0.8 give the same CV (docs/extraction.md).
+const RECORD_LINK_SHARE: f64 = 0.7;
 /// Deeper elements are read as one block of text (bounds the recursion on pathological
 /// pages; no WCXB or CleanEval page comes near it).
 pub const MAX_DEPTH: usize = 256;
@@ -331,6 +335,25 @@ impl CNode {
     }
 }
 
+/// What [`Cdom::fill_data_tables`] knows of a table: its leaves' characters (all, and in
+/// links), whether it has a header cell, holds another table, or has a cell too long for data.
+#[derive(Debug, Clone, Copy, Default)]
+struct TableShape {
+    chars: usize,
+    link_chars: usize,
+    has_header_cell: bool,
+    holds_table: bool,
+    too_long: bool,
+}
+
+impl TableShape {
+    /// A table of records (an infobox, a spec sheet: header cells labelling values) rather
+    /// than of links (a navigation box, a menu laid out as a table).
+    fn holds_records(&self) -> bool {
+        self.has_header_cell && (self.link_chars as f64) < RECORD_LINK_SHARE * self.chars as f64
+    }
+}
+
 /// A group of leaves' words (a code block's, a table's, a list's), all and kept.
 #[derive(Debug, Default, Clone, Copy)]
 struct GroupWords {
@@ -547,11 +570,10 @@ impl Cdom {
     pub fn fill_data_tables(&self, content: &mut [bool], min_kept_share: f64, max_cell_words: usize) {
         let n = content.len().min(self.leaves.len());
         let is_cell = |id: usize| self.nodes[id].has_tag("td") || self.nodes[id].has_tag("th");
-        // Each leaf's nearest table and cell, and the tables holding another table.
+        // Each leaf's nearest table and cell, and each table's characters and header cells.
         let mut table_of: Vec<Option<usize>> = vec![None; n];
         let mut cell_of: Vec<Option<usize>> = vec![None; n];
-        let mut holds_table: foldhash::HashSet<usize> = Default::default();
-        let mut too_long: foldhash::HashSet<usize> = Default::default();
+        let mut tables: foldhash::HashMap<usize, TableShape> = Default::default();
         for (i, slot) in table_of.iter_mut().enumerate() {
             let leaf = self.leaves[i];
             let mut cell = is_cell(leaf).then_some(leaf);
@@ -560,11 +582,14 @@ impl Cdom {
                     *slot = Some(a);
                     cell_of[i] = cell;
                     if let Some(outer) = self.ancestors(a).find(|&o| self.nodes[o].has_tag("table")) {
-                        holds_table.insert(outer);
+                        tables.entry(outer).or_default().holds_table = true;
                     }
-                    if cell.is_some_and(|c| self.nodes[c].stats.words > max_cell_words) {
-                        too_long.insert(a);
-                    }
+                    let shape = tables.entry(a).or_default();
+                    let stats = &self.nodes[leaf].stats;
+                    shape.chars += stats.chars;
+                    shape.link_chars += stats.link_chars;
+                    shape.has_header_cell |= cell.is_some_and(|c| self.nodes[c].has_tag("th"));
+                    shape.too_long |= cell.is_some_and(|c| self.nodes[c].stats.words > max_cell_words);
                     break;
                 }
                 if cell.is_none() && is_cell(a) {
@@ -574,7 +599,7 @@ impl Cdom {
         }
         let words = self.words_by_group(&table_of, content);
         let is_link = |i: usize| self.nodes[self.leaves[i]].stats.mostly_links();
-        let filled = |t: usize| words.get(&t).is_some_and(|w| w.reach(min_kept_share)) && !holds_table.contains(&t) && !too_long.contains(&t);
+        let filled = |t: usize| words.get(&t).is_some_and(|w| w.reach(min_kept_share)) && tables.get(&t).is_some_and(|s| !s.holds_table && !s.too_long);
         let in_filled: Vec<bool> = table_of.iter().map(|t| t.is_some_and(filled)).collect();
         for i in 0..n {
             // A link is left to the trees here: a row of links in a layout table is a menu.
@@ -585,8 +610,11 @@ impl Cdom {
         // A cell of links in a row whose other cells' words are kept is one of the row's
         // cells (the name of the course, the product the row describes). Not so a row of
         // links and separators (`Home | News | Contact`: a menu), links beside kept words
-        // in one cell (a footer's links above its notice), nor a link text the page repeats
-        // in such cells ("More", "Visit my web site": an action, not a name).
+        // in one cell (a footer's links above its notice), nor a link text the table
+        // repeats in such cells ("More", "Visit my web site": an action, not a name).
+        // In a table of records (header cells, links under RECORD_LINK_SHARE of its
+        // characters: an infobox, a spec sheet) every link is a value: "Capital |
+        // Wellington", "Governor-General | Patsy Reddy". A navigation box of links is not.
         let row_of = |cell: usize| self.closest(cell, |n| n.has_tag("tr"));
         let mut cells_with_words: foldhash::HashMap<usize, Vec<usize>> = Default::default();
         for i in 0..n {
@@ -599,20 +627,23 @@ impl Cdom {
                 cells_with_words.entry(row_of(cell).unwrap_or(cell)).or_default().push(cell);
             }
         }
+        let of_records = |t: usize| tables.get(&t).is_some_and(TableShape::holds_records);
         let row_links: Vec<usize> = (0..n)
             .filter(|&i| !content[i] && is_link(i) && in_filled[i])
             .filter(|&i| {
                 let Some(cell) = cell_of[i] else { return false };
                 let row = row_of(cell).unwrap_or(cell);
-                self.nodes[cell].stats.mostly_links() && cells_with_words.get(&row).is_some_and(|cells| cells.iter().any(|&c| c != cell))
+                let beside_kept = self.nodes[cell].stats.mostly_links() && cells_with_words.get(&row).is_some_and(|cells| cells.iter().any(|&c| c != cell));
+                beside_kept || table_of[i].is_some_and(of_records)
             })
             .collect();
-        let mut times: foldhash::HashMap<String, usize> = Default::default();
+        let key = |i: usize| (table_of[i], self.nodes[self.leaves[i]].text.to_lowercase());
+        let mut times: foldhash::HashMap<(Option<usize>, String), usize> = Default::default();
         for &i in &row_links {
-            *times.entry(self.nodes[self.leaves[i]].text.to_lowercase()).or_default() += 1;
+            *times.entry(key(i)).or_default() += 1;
         }
         for i in row_links {
-            if times.get(&self.nodes[self.leaves[i]].text.to_lowercase()).is_some_and(|&t| t < 2) {
+            if times.get(&key(i)).is_some_and(|&t| t < 2) {
                 content[i] = true;
             }
         }
@@ -1192,7 +1223,7 @@ mod tests {
     #[test]
     fn a_data_table_mostly_kept_is_kept_whole_with_the_links_of_its_rows_but_not_a_layout_table() {
         let page = cdom(
-            "<body><table><tr><th>Model name and its long description</th><th>Price</th></tr>\
+            "<body><table><tr><td>Model name and its long description</td><td>Price</td></tr>\
              <tr><td>The first model of the series, for daily use</td><td>12</td></tr>\
              <tr><td><a href=/m>Second model</a></td><td>Yes</td></tr>\
              <tr><td>Third model, with a name that is no link</td><td><a href=/b>Buy</a></td></tr>\
@@ -1239,6 +1270,57 @@ mod tests {
         let mut content = vec![true, false, false, false];
         page.fill_data_tables(&mut content, 0.5, 50);
         assert_eq!(content, [true, false, false, false]);
+    }
+
+    #[test]
+    fn the_links_of_a_table_of_records_are_its_values_but_not_those_of_a_navigation_box() {
+        // An infobox: header cells label values, some of them links; a link the table
+        // repeats is still an action.
+        let page = cdom(
+            "<body><table><tr><th>Capital</th><td><a href=/w>Wellington</a> 41 S 174 E</td></tr>\
+             <tr><th>Governor-General</th><td><a href=/p>Patsy Reddy</a></td></tr>\
+             <tr><th>Population in the census of the year</th><td>4,699,755 people counted</td></tr>\
+             <tr><th><a href=/e>Edit</a></th><td><a href=/e2>Edit</a></td></tr></table>\
+             <table><tr><th><a href=/r>Regions</a></th><td><a href=/n>Northland</a> <a href=/a>Auckland</a></td></tr>\
+             <tr><th><a href=/c>Cities</a></th><td><a href=/h>Hamilton</a> <a href=/t>Tauranga</a></td></tr>\
+             <tr><td colspan=2>More</td></tr></table></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Capital",
+                "Wellington",
+                "41 S 174 E",
+                "Governor-General",
+                "Patsy Reddy",
+                "Population in the census of the year",
+                "4,699,755 people counted",
+                "Edit",
+                "Edit",
+                "Regions",
+                "Northland",
+                "Auckland",
+                "Cities",
+                "Hamilton",
+                "Tauranga",
+                "More"
+            ]
+        );
+        // The navigation box below it (links 80% of its characters) keeps its links out.
+        let mut content = vec![true, false, false, false, false, true, true, false, false, false, false, false, false, false, false, true];
+        page.fill_data_tables(&mut content, 0.1, 50);
+        assert_eq!(content, [true, true, true, true, true, true, true, false, false, false, false, false, false, false, false, true]);
+        // Without header cells the same table is not one of records: its rows of links
+        // only stay out.
+        let page = cdom(
+            "<body><table><tr><td>Capital</td><td><a href=/w>Wellington</a></td></tr>\
+             <tr><td>&bull;</td><td><a href=/p>Patsy Reddy</a></td></tr>\
+             <tr><td>Population in the census of the year</td><td>4,699,755 people counted</td></tr></table></body>",
+        );
+        let mut content = vec![true, false, false, false, true, true];
+        page.fill_data_tables(&mut content, 0.1, 50);
+        assert_eq!(content, [true, true, true, false, true, true]);
     }
 
     #[test]
