@@ -1252,7 +1252,7 @@ mod tests {
         );
         let mut content = vec![true, false, true, false, false, false, true, false, false, false, false, false, false, false];
         page.fill_data_tables(&mut content, 0.5, 50);
-        // Every cell that is no link; the link of a row with kept words, unless the page
+        // Every cell that is no link; the link of a row with kept words, unless the table
         // repeats it (an action); not a row of links and separators (a menu).
         assert_eq!(content, [true, true, true, true, true, true, true, false, true, false, false, true, false, false]);
         // Under the share kept, nothing is added.
