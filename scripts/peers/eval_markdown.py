@@ -3,7 +3,8 @@
 
 Pages: WCXB-dev's held-out fifth (page ids divisible by five: the combiner and the classifier
 never trained on them), Mozilla Readability's 94 real test pages (`readability`: sites nobody
-here trained or tuned on, no structure rule read from them; the pages and their accepted main
+here trained or tuned on, one content rule read from them (a table of records' links,
+docs/extraction.md step 5 (g)); the pages and their accepted main
 content come from the `readabilityrs` crate, fetched and checked as `make eval-unseen` does, the
 gold text being that content's text and the gold structure read from the page's HTML within
 it, as for WCXB), Scrapinghub's 181 news pages (gold structure from the page's HTML
@@ -33,7 +34,10 @@ Each tool's Markdown is read with markdown-it-py (CommonMark, GFM tables and str
 Heading / list-item precision is taken among the Markdown headings / items whose text is a
 gold line; recall over the gold ones. Table rows: the share of gold rows found as a Markdown
 table row. Code lines: the share of gold code lines found in Markdown code blocks. Word F1
-(WCXB's: lower-case \\w+ bags) of the Markdown's text, and of our `text` column beside it.
+(WCXB's: lower-case \\w+ bags) of the Markdown's text, and of our `text` column beside it;
+for `process`'s rows, how well their `extraction_confidence` ranks the text's word F1
+(Spearman, and ROC AUC for finding the pages under 0.5: on the held-out fifth and
+Readability's pages a blind check of the shipped confidence trees).
 
     python scripts/peers/eval_markdown.py --bin target/release/goce-warc --shared ../shared \\
         [--rs-trafilatura BIN] [--json target/eval/markdown.json] [--require combined:heading_f1=0.9,...]
@@ -230,13 +234,47 @@ def read_markdown(markdown):
     }
 
 
+def ranks(values):
+    """Each value's rank from 0, ties given their mean rank."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    out = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for k in range(start, end + 1):
+            out[order[k]] = (start + end) / 2
+        start = end + 1
+    return out
+
+
+def spearman(a, b):
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    spread = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
+    return cov / spread if spread else None
+
+
+def auc_low(confidence, f1, below=0.5):
+    """ROC AUC of a low confidence for finding the pages whose word F1 is under `below`."""
+    low = [c for c, f in zip(confidence, f1) if f < below]
+    high = [c for c, f in zip(confidence, f1) if f >= below]
+    if not low or not high:
+        return None
+    return sum((l < h) + 0.5 * (l == h) for l in low for h in high) / (len(low) * len(high))
+
+
 class Tally:
     def __init__(self):
         self.c = collections.Counter()
         self.f1 = []
         self.text_f1 = []
+        # The text's word F1 and `extraction_confidence`, pages with gold text only.
+        self.confidence = []
 
-    def add(self, gold, markdown, text=None):
+    def add(self, gold, markdown, text=None, confidence=None):
         read = read_markdown(markdown)
         for kind in ("headings", "items", "items_as_filed"):
             ours = read["items" if kind == "items_as_filed" else kind]
@@ -258,6 +296,8 @@ class Tally:
         self.f1.append(word_f1(read["text"], gold.text))
         if text is not None:
             self.text_f1.append(word_f1(text, gold.text))
+            if confidence is not None and gold.text.strip():
+                self.confidence.append((confidence, self.text_f1[-1]))
         self.c["pages"] += 1
 
     def summary(self):
@@ -277,6 +317,12 @@ class Tally:
         out["markdown_word_f1"] = round(sum(self.f1) / len(self.f1), 4) if self.f1 else None
         if self.text_f1:
             out["text_word_f1"] = round(sum(self.text_f1) / len(self.text_f1), 4)
+        if self.confidence:
+            confidence, f1 = [c for c, _ in self.confidence], [f for _, f in self.confidence]
+            rho, auc = spearman(confidence, f1), auc_low(confidence, f1)
+            out["confidence_spearman"] = None if rho is None else round(rho, 4)
+            out["confidence_auc_under_0_5"] = None if auc is None else round(auc, 4)
+            out["confidence_pages"] = len(self.confidence)
         return out
 
 
@@ -348,15 +394,16 @@ def cv_pages(shared, path):
 
 
 def ours(binary, shared, pages, work):
-    """The default `process --markdown` over a WARC of the pages: (text, markdown) by URL."""
+    """The default `process --markdown` over a WARC of the pages: (text, markdown,
+    extraction_confidence) by URL."""
     folder = work / "pages"
     (folder / "html").mkdir(parents=True)
     (folder / "ground-truth").mkdir()
     for n, (_, _, url, html, _) in enumerate(pages):
         (folder / "html" / f"{n}.html.gz").write_bytes(gzip.compress(html, mtime=0))
         (folder / "ground-truth" / f"{n}.json").write_text(json.dumps({"url": url}))
-    rows, _, _ = process_warc(binary, shared, folder, work, ["text", "markdown"], flags=["--markdown"])
-    return {url: (r["text"] or "", r["markdown"] or "") for url, r in rows.items()}
+    rows, _, _ = process_warc(binary, shared, folder, work, ["text", "markdown", "extraction_confidence"], flags=["--markdown"])
+    return {url: (r["text"] or "", r["markdown"] or "", r["extraction_confidence"]) for url, r in rows.items()}
 
 
 def peers(pages, rs_binary):
@@ -408,8 +455,8 @@ def main():
     results = {}
     tallies = collections.defaultdict(Tally)
     for dataset, pid, url, html, gold in pages:
-        text, markdown = by_url.get(url, ("", ""))
-        tallies[(dataset, "goce-warc")].add(gold, markdown, text)
+        text, markdown, confidence = by_url.get(url, ("", "", None))
+        tallies[(dataset, "goce-warc")].add(gold, markdown, text, confidence)
     if args.cv_markdown:
         more, by_page = cv_pages(args.shared, args.cv_markdown)
         for dataset, pid, url, html, gold in more:
@@ -423,7 +470,7 @@ def main():
     for (dataset, tool), tally in sorted(tallies.items()):
         results.setdefault(dataset, {})[tool] = tally.summary()
 
-    columns = ["heading_precision", "heading_recall", "heading_f1", "list_item_precision", "list_item_recall", "list_item_f1", "list_item_as_filed_f1", "table_rows", "code_lines", "code_lines_without_numbers", "markdown_word_f1", "text_word_f1"]
+    columns = ["heading_precision", "heading_recall", "heading_f1", "list_item_precision", "list_item_recall", "list_item_f1", "list_item_as_filed_f1", "table_rows", "code_lines", "code_lines_without_numbers", "markdown_word_f1", "text_word_f1", "confidence_spearman"]
     for dataset, tools in results.items():
         any_tool = next(iter(tools.values()))
         print(f"\n{dataset}: {any_tool['pages']} pages; gold: {any_tool['heading_gold']} headings, {any_tool['list_item_gold']} list items, "
