@@ -12,7 +12,7 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::{LocalName, QualName, local_name};
 
 pub use sink::ArenaSink;
-pub use strip::{FOR_EXTRACTION, FOR_MARKDOWN_LINKS, FOR_RENDERING, FOR_WEB2TEXT, Prepass};
+pub use strip::{FOR_EXTRACTION, FOR_MARKDOWN_LINKS, FOR_RENDERING, FOR_WEB2TEXT, Prepass, ScriptNotes, is_tex_script_type};
 
 pub type NodeId = usize;
 
@@ -90,6 +90,8 @@ impl Node {
 #[derive(Debug, Clone)]
 pub struct Dom {
     pub nodes: Vec<Node>,
+    /// What the pre-pass saw of the scripts it emptied.
+    pub scripts: ScriptNotes,
 }
 
 /// Bounds on parsing one page.
@@ -125,7 +127,7 @@ impl Dom {
 
     /// Parses after a given byte-level [`Prepass`].
     pub fn parse_with(html: &str, limits: DomLimits, prepass: &Prepass) -> Result<Self, DomError> {
-        let stripped = prepass.apply(html);
+        let (stripped, scripts) = prepass.apply_noting(html);
         let expected_nodes = (stripped.len() / BYTES_PER_NODE).min(limits.max_elements.saturating_mul(2));
         let sink = ArenaSink::new(limits.max_elements, expected_nodes);
         // Parsed as a browser with scripts off: <noscript> content becomes elements,
@@ -151,7 +153,7 @@ impl Dom {
         if parser.tokenizer.sink.sink.exceeded() {
             return Err(DomError::TooManyElements(limits.max_elements));
         }
-        Ok(parser.finish())
+        Ok(Dom { scripts, ..parser.finish() })
     }
 
     /// Parses without limits (tests, single pages).
@@ -160,7 +162,7 @@ impl Dom {
     }
 
     pub fn empty() -> Self {
-        Self { nodes: vec![Node { parent: None, children: Vec::new(), data: NodeData::Document }] }
+        Self { nodes: vec![Node { parent: None, children: Vec::new(), data: NodeData::Document }], scripts: ScriptNotes::default() }
     }
 
     pub fn element(&self, id: NodeId) -> Option<&Element> {

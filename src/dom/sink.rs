@@ -128,7 +128,7 @@ impl TreeSink for ArenaSink {
         let mut nodes = self.nodes.into_inner();
         streamed::reveal(&mut nodes, &self.streamed.into_inner(), &self.boundary_markers.into_inner());
         drop_escaped_noscript_markup(&mut nodes, &self.noscripts.into_inner());
-        Dom { nodes }
+        Dom { nodes, scripts: Default::default() }
     }
 
     fn parse_error(&self, _msg: Cow<'static, str>) {}

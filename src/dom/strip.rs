@@ -219,11 +219,17 @@ impl Prepass {
 
     /// The page as the parser should see it (borrowed when nothing was cut).
     pub fn apply<'h>(&self, html: &'h str) -> Cow<'h, str> {
+        self.apply_noting(html).0
+    }
+
+    /// [`Prepass::apply`], and what the pass saw of the scripts it emptied.
+    pub fn apply_noting<'h>(&self, html: &'h str) -> (Cow<'h, str>, ScriptNotes) {
         let bytes = html.as_bytes();
         let selected = self.selected_names(bytes);
         let mut out = Cutter { html, out: None, copied: 0 };
         let mut pos = 0;
         let mut foreign = Foreign::default();
+        let mut notes = ScriptNotes::default();
         while let Some(i) = memchr(b'<', &bytes[pos..]) {
             let lt = pos + i;
             let next = match bytes.get(lt + 1) {
@@ -235,7 +241,7 @@ impl Prepass {
                     memchr(b'>', &bytes[lt + 1..]).map(|j| lt + 1 + j + 1).filter(|&end| memchr::memchr2(b'"', b'\'', &bytes[lt..end]).is_none())
                 }
                 Some(b'!' | b'?') => memchr(b'>', &bytes[lt + 1..]).map(|j| lt + 1 + j + 1),
-                Some(c) if c.is_ascii_alphabetic() => self.start_tag(bytes, lt, &selected, &mut foreign, &mut out),
+                Some(c) if c.is_ascii_alphabetic() => self.start_tag(bytes, lt, &selected, &mut foreign, &mut notes, &mut out),
                 _ => Some(lt + 1),
             };
             match next {
@@ -253,7 +259,7 @@ impl Prepass {
                 None => break,
             }
         }
-        out.finish()
+        (out.finish(), notes)
     }
 
     /// Skips (and empties, if asked) the comment at `lt`; returns where scanning goes on,
@@ -286,7 +292,15 @@ impl Prepass {
 
     /// Rewrites the start tag at `lt` (and the content of a raw-text element); returns
     /// where scanning goes on, or `None` when the page ends first.
-    fn start_tag<'h>(&self, bytes: &'h [u8], lt: usize, selected: &[&[u8]], foreign: &mut Foreign<'h>, out: &mut Cutter) -> Option<usize> {
+    fn start_tag<'h>(
+        &self,
+        bytes: &'h [u8],
+        lt: usize,
+        selected: &[&[u8]],
+        foreign: &mut Foreign<'h>,
+        notes: &mut ScriptNotes,
+        out: &mut Cutter,
+    ) -> Option<usize> {
         let name_end = lt + 1 + bytes[lt + 1..].iter().position(|&b| is_space(b) || b == b'/' || b == b'>')?;
         let name = &bytes[lt + 1..name_end];
         // In a frameset the tree builder ignores `<style>` and its kin, so the tokenizer
@@ -297,6 +311,10 @@ impl Prepass {
         let keeps_all = is_formatting(name);
         let mut p = name_end;
         let mut self_closing = false;
+        // A `<script type="math/tex">` (MathJax 2's, kramdown's) holds a formula's TeX source,
+        // which the Markdown writes as math: its content stays.
+        let mut is_tex_source = false;
+        let mut is_mathjax_config = false;
         let tag_end = loop {
             let gap_start = p;
             let mut gap_has_slash = false;
@@ -330,6 +348,17 @@ impl Prepass {
                     b'>' => q,
                     _ => q + bytes[q..].iter().position(|&b| is_space(b) || b == b'>')?,
                 };
+                if name.eq_ignore_ascii_case(b"script") {
+                    let value = &bytes[q..p];
+                    let value = value.strip_prefix(b"\"").or_else(|| value.strip_prefix(b"'")).unwrap_or(value);
+                    if attr_name.eq_ignore_ascii_case(b"type") {
+                        is_tex_source = is_tex_script_type(value);
+                        is_mathjax_config = starts_with_ignore_case(value, b"text/x-mathjax-config");
+                        notes.loads_tex_typesetter |= is_mathjax_config;
+                    } else if attr_name.eq_ignore_ascii_case(b"src") {
+                        notes.loads_tex_typesetter |= TEX_TYPESETTERS.iter().any(|t| contains_ignore_case(value, t));
+                    }
+                }
             }
             // An `=` after the value starts the next attribute's name (`href="q"=`,
             // `type href=x =x`); after a cut it could read as the previous attribute's
@@ -403,7 +432,10 @@ impl Prepass {
         }
         // An element without its end tag keeps its content: html5ever decides then.
         let close = find_end_tag(bytes, content, raw)?;
-        if self.empty.contains(raw) {
+        if is_mathjax_config {
+            notes.dollar_inline_math |= sets_dollar_inline_math(&bytes[content..close]);
+        }
+        if self.empty.contains(raw) && !is_tex_source {
             out.cut(content, close);
         }
         Some(close + 2 + raw.len())
@@ -468,6 +500,39 @@ fn keeps_leading_newline(tag: &[u8]) -> bool {
         .any(|name| starts_with_ignore_case(tag, name) && tag.get(name.len()).is_none_or(|&b| is_space(b) || b == b'/' || b == b'>'))
 }
 
+/// What the pass saw of a page's scripts before emptying them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScriptNotes {
+    /// The page loads a TeX typesetter (a script from MathJax or KaTeX, or MathJax's
+    /// configuration): TeX between delimiters in its text is math a browser would typeset.
+    pub loads_tex_typesetter: bool,
+    /// MathJax's configuration makes `$…$` inline math (Stack Exchange's does; MathJax's
+    /// and KaTeX's defaults do not, for the dollar signs of prices).
+    pub dollar_inline_math: bool,
+}
+
+/// Whether a MathJax configuration lists `$` among its inline delimiters
+/// (`inlineMath: [['$','$'], ...]`).
+fn sets_dollar_inline_math(config: &[u8]) -> bool {
+    memmem::find_iter(config, b"inlineMath").any(|at| {
+        let list = &config[at..config.len().min(at + 80)];
+        let list = &list[..memchr(b']', list).and_then(|first| memchr(b']', &list[first + 1..]).map(|second| first + 1 + second + 1)).unwrap_or(list.len())];
+        memmem::find(list, b"'$'").or_else(|| memmem::find(list, b"\"$\"")).is_some()
+    })
+}
+
+/// Names in the address of a script that typesets TeX in the browser.
+const TEX_TYPESETTERS: &[&[u8]] = &[b"mathjax", b"katex"];
+
+fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// Whether a script's `type` (its value, quotes off) marks TeX: `math/tex`, `math/tex; mode=display`.
+pub fn is_tex_script_type(value: &[u8]) -> bool {
+    starts_with_ignore_case(value.trim_ascii_start(), b"math/tex")
+}
+
 fn is_formatting(tag: &[u8]) -> bool {
     FORMATTING.iter().any(|f| tag.eq_ignore_ascii_case(f))
 }
@@ -507,6 +572,30 @@ mod tests {
         let html = "<p>a</p><SCRIPT type=x>var s = '<p>no</p>';</script ><style>p{}</STYLE><p>b</p>";
         assert_eq!(extraction(html), "<p>a</p><SCRIPT type=x></script ><style></STYLE><p>b</p>");
         assert_eq!(FOR_RENDERING.apply(html), "<p>a</p><SCRIPT type=x></script ><style>p{}</STYLE><p>b</p>");
+    }
+
+    #[test]
+    fn keeps_the_tex_source_of_a_math_script() {
+        let html = "<p>Let <script type=\"math/tex\">x<y</script> and <SCRIPT TYPE='math/tex; mode=display'>\\sum_i a_i</SCRIPT><script type=text/javascript>f()</script>";
+        assert_eq!(
+            extraction(html),
+            "<p>Let <script type=\"math/tex\">x<y</script> and <SCRIPT TYPE='math/tex; mode=display'>\\sum_i a_i</SCRIPT><script type=text/javascript></script>"
+        );
+        assert_eq!(FOR_WEB2TEXT.apply("<script type=math/tex>a</script>"), "<script type=math/tex>a</script>");
+    }
+
+    #[test]
+    fn notes_a_page_that_loads_a_tex_typesetter() {
+        let loads = |html: &str| FOR_EXTRACTION.apply_noting(html).1.loads_tex_typesetter;
+        assert!(loads("<script async src=\"https://cdn.example.net/npm/MathJax@3/es5/tex-chtml.js\"></script><p>\\(x\\)</p>"));
+        assert!(loads("<script src='/static/katex.min.js' defer></script>"));
+        assert!(loads("<script type=\"text/x-mathjax-config\">MathJax.Hub.Config({})</script>"));
+        let dollar = |html: &str| FOR_EXTRACTION.apply_noting(html).1.dollar_inline_math;
+        assert!(dollar("<script type=\"text/x-mathjax-config\">MathJax.Hub.Config({tex2jax: {inlineMath: [ ['$','$'], ['\\\\(','\\\\)'] ]}})</script>"));
+        assert!(dollar("<script type='text/x-mathjax-config'>x({inlineMath: [[\"\\\\(\",\"\\\\)\"], [\"$\", \"$\"]], displayMath: []})</script>"));
+        assert!(!dollar("<script type=\"text/x-mathjax-config\">x({inlineMath: [['\\\\(','\\\\)']], displayMath: [['$$','$$']]})</script>"));
+        assert!(!dollar("<script>x({inlineMath: [['$','$']]})</script>"));
+        assert!(!loads("<script src=\"/app.js\"></script><p>about MathJax</p><img src=katex.png>"));
     }
 
     #[test]

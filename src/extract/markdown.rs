@@ -16,7 +16,7 @@
 
 use html5ever::{LocalName, local_name};
 
-use crate::dom::{Dom, NodeData, NodeId};
+use crate::dom::{Dom, NodeData, NodeId, is_tex_script_type};
 use crate::extract::web2text::cdom::{Cdom, MAX_DEPTH, PERMALINK_MARKS};
 
 /// What the Markdown holds besides the text and its structure.
@@ -92,6 +92,9 @@ struct Renderer<'a> {
     last_leaf: Option<usize>,
     /// The base of links, when links are kept.
     base: Option<url::Url>,
+    /// After a formula written from a script: whether the page's text after it begins with
+    /// whitespace (`None` once the next leaf is written).
+    space_after_formula: Option<bool>,
 }
 
 impl<'a> Renderer<'a> {
@@ -118,7 +121,7 @@ impl<'a> Renderer<'a> {
             }
         }
         let base = options.links.then(|| base_url(dom, options.page_url.as_deref())).flatten();
-        Self { dom, cdom, content, leaf_at, has_content, last_leaf: None, base }
+        Self { dom, cdom, content, leaf_at, has_content, last_leaf: None, base, space_after_formula: None }
     }
 
     fn leaf(&self, id: NodeId) -> Option<usize> {
@@ -155,6 +158,15 @@ impl<'a> Renderer<'a> {
                     out.flush();
                     return;
                 }
+                // Reached only inside an element with kept text: the formula is part of it.
+                if *name == local_name!("script") {
+                    return self.tex_script(id, out, ctx);
+                }
+                if self.stands_for_tex_script(id) {
+                    // MathJax 2's preview or rendered formula: the script after it carries the source.
+                    self.skip_leaves_of(id);
+                    return;
+                }
                 if !self.has_content[id] {
                     return;
                 }
@@ -167,6 +179,7 @@ impl<'a> Renderer<'a> {
                     // KaTeX's rendered glyphs: its `math` sibling carries the source.
                     return;
                 }
+
                 if let Some(level) = heading_level(name) {
                     // Inside a cell (or another line) a heading is its text: `####` there is no
                     // heading in GFM, only four more characters in the cell.
@@ -213,9 +226,16 @@ impl<'a> Renderer<'a> {
             return;
         }
         let node = &self.cdom.nodes[self.cdom.leaves[leaf]];
-        let space = self.separated(leaf);
+        // Right after a formula written from a script, the page's own spacing: the text puts
+        // a space where the script was (`$x$, so`, not `$x$ , so`).
+        let after_formula = self.space_after_formula.take().filter(|_| self.last_leaf.is_some_and(|p| p + 1 == leaf));
+        let space = after_formula.unwrap_or_else(|| self.separated(leaf));
         self.last_leaf = Some(leaf);
-        out.text(&node.text, space);
+        if self.dom.scripts.loads_tex_typesetter {
+            write_with_tex(&node.text, space, self.dom.scripts.dollar_inline_math, out);
+        } else {
+            out.text(&node.text, space);
+        }
     }
 
     /// Whether the text before `leaf` and the leaf are separated (by whitespace, a block,
@@ -450,15 +470,79 @@ impl<'a> Renderer<'a> {
         let first = self.first_content_leaf(id);
         let space = first.is_some_and(|l| self.separated(l));
         // The leaves inside are the rendered formula, which the source stands for.
-        if let Some(last) = self.dom.descendants(id).filter_map(|d| self.leaf(d)).last() {
-            self.last_leaf = Some(last);
-        }
+        self.skip_leaves_of(id);
         let display = self.dom.element(id).and_then(|e| e.attr("display")).is_some_and(|d| d.eq_ignore_ascii_case("block"));
         if display {
             out.flush();
             out.block(format!("$$\n{tex}\n$$"), Kind::Other);
         } else {
             out.raw(&format!("${tex}$"), space);
+        }
+    }
+
+    /// A `<script type="math/tex">` (MathJax 2's, kramdown's): its TeX as `$…$`, or `$$…$$`
+    /// on its own for `mode=display`. Any other script is no text.
+    fn tex_script(&mut self, id: NodeId, out: &mut Blocks, ctx: Context) {
+        let Some(kind) = self.dom.element(id).and_then(|e| e.attr("type")).filter(|t| is_tex_script_type(t.as_bytes())) else { return };
+        let tex = self.text_content(id).split_whitespace().collect::<Vec<_>>().join(" ");
+        if tex.is_empty() || tex.contains('$') {
+            return;
+        }
+        let display = kind.to_ascii_lowercase().contains("mode=display");
+        if display && !ctx.flat {
+            out.flush();
+            out.block(format!("$$\n{tex}\n$$"), Kind::Other);
+        } else {
+            let space = match self.sibling_text(id, Direction::Before) {
+                Some(text) => text.ends_with(char::is_whitespace),
+                None => true,
+            };
+            out.raw(&format!("${tex}$"), space);
+            self.space_after_formula = self.sibling_text(id, Direction::After).map(|text| text.starts_with(char::is_whitespace));
+        }
+    }
+
+    /// The text node beside `id` (past MathJax's previews and rendered formulas), if the
+    /// neighbour is one.
+    fn sibling_text(&self, id: NodeId, direction: Direction) -> Option<&str> {
+        let siblings = self.dom.nodes[id].parent.map(|p| self.dom.children(p)).unwrap_or_default();
+        let at = siblings.iter().position(|&s| s == id)?;
+        let neighbour = match direction {
+            Direction::Before => siblings[..at].iter().rev().find(|&&s| !self.is_mathjax_frame(s)),
+            Direction::After => siblings[at + 1..].iter().find(|&&s| !self.is_mathjax_frame(s)),
+        };
+        neighbour.and_then(|&s| match &self.dom.nodes[s].data {
+            NodeData::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+    }
+
+    /// MathJax 2's preview (`MathJax_Preview`) or rendered formula (`MathJax`, `MathJax_Display`,
+    /// `MathJax_CHTML`, `MathJax_SVG`, ...), which a browser-saved page holds before its script.
+    fn is_mathjax_frame(&self, id: NodeId) -> bool {
+        self.dom.element(id).is_some_and(|e| e.class().split_ascii_whitespace().any(|c| c == "MathJax" || c.starts_with("MathJax_")))
+    }
+
+    /// Whether `id` is a MathJax frame that a TeX script after it (past other frames) stands for.
+    fn stands_for_tex_script(&self, id: NodeId) -> bool {
+        if !self.is_mathjax_frame(id) {
+            return false;
+        }
+        let siblings = self.dom.nodes[id].parent.map(|p| self.dom.children(p)).unwrap_or_default();
+        let Some(at) = siblings.iter().position(|&s| s == id) else { return false };
+        siblings[at + 1..]
+            .iter()
+            .filter(|&&s| self.dom.element(s).is_some())
+            .find(|&&s| !self.is_mathjax_frame(s))
+            .and_then(|&s| self.dom.element(s))
+            .is_some_and(|e| e.is(&local_name!("script")) && e.attr("type").is_some_and(|t| is_tex_script_type(t.as_bytes())))
+    }
+
+    /// Passes over the leaves under `id` as written: the next leaf's separator is then the
+    /// one after them.
+    fn skip_leaves_of(&mut self, id: NodeId) {
+        if let Some(last) = self.dom.descendants(id).filter_map(|d| self.leaf(d)).last() {
+            self.last_leaf = Some(last);
         }
     }
 
@@ -687,6 +771,81 @@ fn table_rows(dom: &Dom, table: NodeId) -> Vec<NodeId> {
 }
 
 /// The kind of a finished block, for what may follow it.
+/// A text of a page that loads MathJax or KaTeX, its TeX between delimiters written as math
+/// (`$…$`, `$$…$$`) and the rest escaped as text.
+fn write_with_tex(text: &str, space: bool, dollar_inline: bool, out: &mut Blocks) {
+    let mut from = 0;
+    let mut space = space;
+    for span in tex_spans(text, dollar_inline) {
+        out.text(&text[from..span.start], space);
+        let before_is_space = text[..span.start].ends_with(' ') || (span.start == 0 && space);
+        let fence = if span.display { "$$" } else { "$" };
+        out.raw(&format!("{fence}{}{fence}", span.tex), before_is_space);
+        from = span.end;
+        space = false;
+    }
+    out.text(&text[from..], space);
+}
+
+/// TeX between delimiters in a text: where the delimited span is, its TeX, whether display.
+#[derive(Debug, PartialEq, Eq)]
+struct TexSpan<'t> {
+    start: usize,
+    end: usize,
+    tex: &'t str,
+    display: bool,
+}
+
+/// The longest TeX span read from a text (a stray delimiter does not make the rest math).
+const MAX_TEX_BYTES: usize = 4096;
+
+/// The TeX spans of `text`, in the delimiters MathJax and KaTeX read by default (`\(…\)`,
+/// `\[…\]`, `$$…$$`) and, with `dollar_inline` (the page's configuration asks for it),
+/// `$…$` by Pandoc's rule, so that prices stay text: the opening `$` has no space after it,
+/// the closing one none before it and no digit after it (`$5 and $10`, `$5-$10` are no
+/// math). `\$` is a dollar sign.
+fn tex_spans(text: &str, dollar_inline: bool) -> Vec<TexSpan<'_>> {
+    let bytes = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let found = match (bytes[i], bytes.get(i + 1)) {
+            (b'\\', Some(b'$')) => {
+                i += 2;
+                continue;
+            }
+            (b'\\', Some(b'(')) => closing(text, i + 2, "\\)").map(|end| (i + 2, end, end + 2, false)),
+            (b'\\', Some(b'[')) => closing(text, i + 2, "\\]").map(|end| (i + 2, end, end + 2, true)),
+            (b'$', Some(b'$')) => closing(text, i + 2, "$$").map(|end| (i + 2, end, end + 2, true)),
+            (b'$', Some(&next)) if dollar_inline && !next.is_ascii_whitespace() => closing(text, i + 1, "$")
+                .filter(|&end| !bytes[end - 1].is_ascii_whitespace() && !bytes.get(end + 1).is_some_and(u8::is_ascii_digit))
+                .map(|end| (i + 1, end, end + 1, false)),
+            _ => None,
+        };
+        match found {
+            Some((tex_start, tex_end, end, display)) if !text[tex_start..tex_end].trim().is_empty() && !text[tex_start..tex_end].contains('$') => {
+                spans.push(TexSpan { start: i, end, tex: text[tex_start..tex_end].trim(), display });
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    spans
+}
+
+/// Where the first `delimiter` at or after `from` (within [`MAX_TEX_BYTES`]) begins.
+fn closing(text: &str, from: usize, delimiter: &str) -> Option<usize> {
+    let window = &text.as_bytes()[from..text.len().min(from + MAX_TEX_BYTES)];
+    memchr::memmem::find(window, delimiter.as_bytes()).map(|at| from + at)
+}
+
+/// Which neighbour of a node.
+#[derive(Debug, Clone, Copy)]
+enum Direction {
+    Before,
+    After,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Paragraph,

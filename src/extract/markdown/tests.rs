@@ -248,6 +248,57 @@ fn math_is_written_from_its_tex_source() {
 }
 
 #[test]
+fn mathjax_scripts_are_written_from_their_tex_source() {
+    // Served TeX (kramdown), a browser-saved MathJax 2 page (preview and rendered formula before
+    // each script), display math, and a script that is no formula.
+    let html = "<body><p>Let <script type=\"math/tex\">x_1^2</script>, so <span class=\"MathJax_Preview\">y</span>\
+        <span class=\"MathJax\" id=\"MathJax-Element-2-Frame\"><nobr>y</nobr></span><script type=\"math/tex\" id=\"MathJax-Element-2\">y < z</script> \
+        holds.</p><div class=\"MathJax_Display\"><span class=\"MathJax\">S</span></div><script type=\"math/tex; mode=display\">\\sum_i \n a_i</script>\
+        <p>After <script type=\"text/javascript\">var costs = '$5';</script>it.</p></body>";
+    let (markdown, text) = both(html);
+    assert_eq!(markdown, "Let $x_1^2$, so $y < z$ holds.\n\n$$\n\\sum_i a_i\n$$\n\nAfter it.");
+    assert_eq!(read_back(&markdown).math, ["x_1^2", "y < z", "\\sum_i a_i"]);
+    // The text column has what the page shows without scripts: the rendered formulas' text.
+    assert_eq!(words(&text), ["let", "so", "y", "y", "holds", "s", "after", "it"]);
+}
+
+#[test]
+fn tex_between_delimiters_is_math_on_a_page_that_loads_a_typesetter() {
+    let body = "<p>Let \\(x_1\\) and $y^*$ cost $5 and $10, or $5-$10; so \\[E = mc^2\\] and $$\\sum_i a_i$$ hold. \\$x\\$ is no math.</p>\
+        <pre>echo $HOME$</pre>";
+    let with_mathjax = format!(
+        "<head><script type=\"text/x-mathjax-config\">MathJax.Hub.Config({{tex2jax: {{inlineMath: [['$','$'], ['\\\\(','\\\\)']]}}}});</script>\
+        <script src=\"https://cdn.example.org/mathjax/2.7.9/MathJax.js?config=TeX-AMS_HTML\"></script></head><body>{body}</body>"
+    );
+    let markdown = md(&with_mathjax);
+    assert_eq!(
+        markdown,
+        "Let $x_1$ and $y^*$ cost \\$5 and \\$10, or \\$5-\\$10; so $$E = mc^2$$ and $$\\sum_i a_i$$ hold. \\\\\\$x\\\\\\$ is no math.\n\n```\necho $HOME$\n```"
+    );
+    let read = read_back(&markdown);
+    assert_eq!(read.math, ["x_1", "y^*", "E = mc^2", "\\sum_i a_i"]);
+    // Without a typesetter on the page the same text is text.
+    let plain = md(&format!("<body>{body}</body>"));
+    assert!(read_back(&plain).math.is_empty(), "{plain}");
+    assert!(plain.starts_with("Let \\\\(x_1\\\\) and \\$y^\\*\\$"), "{plain}");
+}
+
+#[test]
+fn tex_spans_follow_the_delimiters_and_leave_prices_alone() {
+    fn tex(text: &str) -> Vec<(&str, bool)> {
+        tex_spans(text, true).into_iter().map(|s| (s.tex, s.display)).collect()
+    }
+    assert_eq!(tex("$a$, $$b$$, \\(c\\), \\[d\\]"), [("a", false), ("b", true), ("c", false), ("d", true)]);
+    assert!(tex("from $5 to $10, or $5-$10").is_empty());
+    assert!(tex("\\(unclosed and $ alone").is_empty());
+    assert!(tex("\\$1\\$ and $ $").is_empty());
+    assert_eq!(tex("x $é$ y"), [("é", false)]);
+    // Without `$` configured as a delimiter, only the default ones are read.
+    let defaults: Vec<_> = tex_spans("$a$ and \\(b\\)", false).into_iter().map(|s| s.tex).collect();
+    assert_eq!(defaults, ["b"]);
+}
+
+#[test]
 fn a_headings_permalink_mark_is_left_out() {
     let html = "<body><h2>Usage<a class=headerlink href=#usage>¶</a></h2><p>Text.</p><h3>Install <a href=#install>🔗</a></h3>\
         <h3>C#</h3><h3>Part #</h3><h3>§</h3><h2>Setup<a class=hash-link href=#setup>\u{200B}</a></h2></body>";
