@@ -602,6 +602,7 @@ impl<'a> Renderer<'a> {
             }
         }
         let cell_ctx = Context { in_text_block: true, flat: true };
+        let leaf_before_cells = self.last_leaf;
         let mut grid: Vec<Vec<String>> = Vec::new();
         // Columns taken in later rows by a cell spanning rows: (row, column).
         let mut taken: foldhash::HashSet<(usize, usize)> = Default::default();
@@ -638,7 +639,18 @@ impl<'a> Renderer<'a> {
         let width = kept.iter().map(Vec::len).max().unwrap_or(0);
         let used: Vec<usize> = (0..width).filter(|&c| kept.iter().any(|r| r.get(c).is_some_and(|t| !t.is_empty()))).collect();
         if kept.len() < 2 || used.len() < 2 || used.len() > MAX_COLUMNS {
-            // Not a grid: each row a line of its cells.
+            // Not a grid, so no pipe table's one-line cell to fit: a kept list in a cell (a
+            // row of link columns) stays a list, the cells written as blocks as a layout
+            // table's are; else each row is a line of its cells.
+            if self.holds_kept_list(&rows) {
+                self.last_leaf = leaf_before_cells;
+                let is_caption = |c: NodeId| self.dom.element(c).is_some_and(|e| e.is(&local_name!("caption")));
+                for child in self.dom.children(id).iter().copied().filter(|&c| !is_caption(c)).collect::<Vec<_>>() {
+                    self.node(child, out, Context { in_text_block: false, ..ctx }, depth + 1);
+                }
+                out.flush();
+                return;
+            }
             for row in kept {
                 let line: Vec<&str> = row.iter().map(String::as_str).filter(|c| !c.is_empty()).collect();
                 out.block(line.join(" ").replace("\\|", "|"), Kind::Other);
@@ -683,6 +695,14 @@ impl<'a> Renderer<'a> {
             .filter_map(|cell| self.dom.element(cell))
             .map(|e| span(e, "colspan") * span(e, "rowspan"))
             .sum()
+    }
+
+    /// Whether a cell of these rows holds a list with kept content.
+    fn holds_kept_list(&self, rows: &[NodeId]) -> bool {
+        rows.iter()
+            .flat_map(|&row| self.dom.element_children(row))
+            .filter(|&cell| self.has_content[cell])
+            .any(|cell| self.dom.descendants(cell).skip(1).any(|d| self.has_content[d] && self.dom.element(d).is_some_and(|e| is_list(&e.name.local))))
     }
 
     /// A table that lays out the page rather than holding data: it holds another table,

@@ -177,6 +177,22 @@ fn a_layout_table_is_not_written_as_a_table() {
 }
 
 #[test]
+fn a_row_of_lists_is_no_table_and_its_lists_stay_lists() {
+    // A table used to lay out columns of links: one row, a list in each cell.
+    let html = "<body><p>Jump to a provider:</p><table><caption>Providers</caption><tr><td><ul><li><a href=#a>FutureLearn</a></li><li><a href=#b>IBM</a></li></ul></td>\
+        <td><ul><li><a href=#c>Kaggle</a></li><li><a href=#d>University of Helsinki</a></li></ul></td></tr></table>\
+        <table><tr><td>Price</td><td>$5</td></tr></table></body>";
+    let (markdown, text) = both(html);
+    let read = read_back(&markdown);
+    assert_eq!(read.items, ["FutureLearn", "IBM", "Kaggle", "University of Helsinki"], "{markdown}");
+    assert!(read.table_rows.is_empty(), "{markdown}");
+    // The caption once, before the lists; a one-row table without lists is a line of its cells.
+    assert_eq!(markdown.matches("Providers").count(), 1, "{markdown}");
+    assert!(markdown.ends_with("\n\nPrice \\$5"), "{markdown}");
+    assert_eq!(read.words, words(&text));
+}
+
+#[test]
 fn a_cell_of_short_paragraphs_is_data_and_one_of_a_pages_sections_is_layout() {
     let price = "<body><table><tr><th>Plan</th><th>Price</th></tr>\
         <tr><td>Basic</td><td><p><del>$12.99</del></p><p>$9.99 a month</p><p><a href=/buy>Buy</a></p></td></tr></table></body>";
