@@ -692,19 +692,6 @@ impl Cdom {
         }
     }
 
-    /// Leaves out blocks that are JSON documents outside code: the state a script reads,
-    /// shown to no reader (a shop's `<div class="…-hidden">{"asins":[…]}</div>`, hidden by
-    /// its style sheet, which the extractors do not read). In a `pre` or `code` JSON is an
-    /// example, and stays.
-    pub fn drop_script_data(&self, content: &mut [bool]) {
-        for (i, kept) in content.iter_mut().enumerate().take(self.leaves.len()) {
-            let leaf = self.leaves[i];
-            if *kept && is_json_document(&self.nodes[leaf].text) && self.closest(leaf, |n| n.has_tag("pre") || n.has_tag("code")).is_none() {
-                *kept = false;
-            }
-        }
-    }
-
     /// Leaves out a table of contents whose headings are kept: a list of two items or more,
     /// each the text of a kept heading of the page (less a permalink mark), repeats those
     /// headings' words. Its items stay where a heading they name is not kept.
@@ -960,15 +947,6 @@ impl Builder<'_> {
 const CONTINUES_WORD: [char; 11] = ['.', ',', ';', ':', '!', '?', ')', ']', '%', '/', '\u{2026}'];
 
 /// Whitespace as the text collapses it: Unicode's, and the non-breaking space.
-/// The fewest bytes of a block read as a JSON document: `{}` or `[1]` in a text is prose.
-const MIN_JSON_BYTES: usize = 40;
-
-/// Whether `text` is one JSON object or array (of [`MIN_JSON_BYTES`] or more).
-fn is_json_document(text: &str) -> bool {
-    let bracketed = (text.starts_with('{') && text.ends_with('}')) || (text.starts_with('[') && text.ends_with(']'));
-    bracketed && text.len() >= MIN_JSON_BYTES && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
-}
-
 fn is_space(c: char) -> bool {
     c.is_whitespace() || c == '\u{a0}'
 }
@@ -1376,19 +1354,6 @@ mod tests {
         let mut content = vec![true, true, true, true, false, true, true, true];
         page.drop_contents_lists(&mut content);
         assert_eq!(content, [true, true, true, true, false, true, true, true]);
-    }
-
-    #[test]
-    fn a_json_document_outside_code_is_script_data() {
-        let page = cdom(
-            "<body><p>Our picks {see below} for the week, [updated] daily, with notes.</p>\
-             <div class=aok-hidden>{&quot;painterId&quot;:&quot;Grid&quot;,&quot;asins&quot;:[&quot;B0CX&quot;,&quot;B0CY&quot;],&quot;limit&quot;:8}</div>\
-             <pre>{\"name\": \"Tablet Sleeve\", \"aggregateRating\": {\"ratingValue\": 4.4}}</pre>\
-             <p>[Update: the offer {ends} on Friday, and stock is limited]</p></body>",
-        );
-        let mut content = vec![true; page.leaves.len()];
-        page.drop_script_data(&mut content);
-        assert_eq!(content, [true, false, true, true]);
     }
 
     #[test]
