@@ -435,6 +435,7 @@ impl Prepass {
         if is_mathjax_config {
             notes.dollar_inline_math |= sets_dollar_inline_math(&bytes[content..close]);
         }
+        notes.has_tex_scripts |= is_tex_source;
         if self.empty.contains(raw) && !is_tex_source {
             out.cut(content, close);
         }
@@ -509,6 +510,8 @@ pub struct ScriptNotes {
     /// MathJax's configuration makes `$…$` inline math (Stack Exchange's does; MathJax's
     /// and KaTeX's defaults do not, for the dollar signs of prices).
     pub dollar_inline_math: bool,
+    /// The page holds a `<script type="math/tex">`, whose content the pass kept.
+    pub has_tex_scripts: bool,
 }
 
 /// Whether a MathJax configuration lists `$` among its inline delimiters

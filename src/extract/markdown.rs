@@ -472,12 +472,7 @@ impl<'a> Renderer<'a> {
         // The leaves inside are the rendered formula, which the source stands for.
         self.skip_leaves_of(id);
         let display = self.dom.element(id).and_then(|e| e.attr("display")).is_some_and(|d| d.eq_ignore_ascii_case("block"));
-        if display {
-            out.flush();
-            out.block(format!("$$\n{tex}\n$$"), Kind::Other);
-        } else {
-            out.raw(&format!("${tex}$"), space);
-        }
+        write_formula(&tex, display, space, out);
     }
 
     /// A `<script type="math/tex">` (MathJax 2's, kramdown's): its TeX as `$…$`, or `$$…$$`
@@ -488,25 +483,24 @@ impl<'a> Renderer<'a> {
         if tex.is_empty() || tex.contains('$') {
             return;
         }
-        let display = kind.to_ascii_lowercase().contains("mode=display");
-        if display && !ctx.flat {
-            out.flush();
-            out.block(format!("$$\n{tex}\n$$"), Kind::Other);
-        } else {
-            let space = match self.sibling_text(id, Direction::Before) {
-                Some(text) => text.ends_with(char::is_whitespace),
-                None => true,
-            };
-            out.raw(&format!("${tex}$"), space);
+        let display = kind.to_ascii_lowercase().contains("mode=display") && !ctx.flat;
+        let space = self.sibling_text(id, Direction::Before).is_none_or(|text| text.ends_with(char::is_whitespace));
+        write_formula(&tex, display, space, out);
+        if !display {
             self.space_after_formula = self.sibling_text(id, Direction::After).map(|text| text.starts_with(char::is_whitespace));
         }
+    }
+
+    /// The children of `id`'s parent, and where `id` is among them.
+    fn siblings(&self, id: NodeId) -> Option<(&[NodeId], usize)> {
+        let siblings = self.dom.children(self.dom.nodes[id].parent?);
+        Some((siblings, siblings.iter().position(|&s| s == id)?))
     }
 
     /// The text node beside `id` (past MathJax's previews and rendered formulas), if the
     /// neighbour is one.
     fn sibling_text(&self, id: NodeId, direction: Direction) -> Option<&str> {
-        let siblings = self.dom.nodes[id].parent.map(|p| self.dom.children(p)).unwrap_or_default();
-        let at = siblings.iter().position(|&s| s == id)?;
+        let (siblings, at) = self.siblings(id)?;
         let neighbour = match direction {
             Direction::Before => siblings[..at].iter().rev().find(|&&s| !self.is_mathjax_frame(s)),
             Direction::After => siblings[at + 1..].iter().find(|&&s| !self.is_mathjax_frame(s)),
@@ -525,11 +519,11 @@ impl<'a> Renderer<'a> {
 
     /// Whether `id` is a MathJax frame that a TeX script after it (past other frames) stands for.
     fn stands_for_tex_script(&self, id: NodeId) -> bool {
-        if !self.is_mathjax_frame(id) {
+        // Only a page with such a script has frames that stand for one.
+        if !self.dom.scripts.has_tex_scripts || !self.is_mathjax_frame(id) {
             return false;
         }
-        let siblings = self.dom.nodes[id].parent.map(|p| self.dom.children(p)).unwrap_or_default();
-        let Some(at) = siblings.iter().position(|&s| s == id) else { return false };
+        let Some((siblings, at)) = self.siblings(id) else { return false };
         siblings[at + 1..]
             .iter()
             .filter(|&&s| self.dom.element(s).is_some())
@@ -791,6 +785,16 @@ fn table_rows(dom: &Dom, table: NodeId) -> Vec<NodeId> {
 }
 
 /// The kind of a finished block, for what may follow it.
+/// A formula's TeX: `$$…$$` on lines of its own for display math, else `$…$` in the line.
+fn write_formula(tex: &str, display: bool, space: bool, out: &mut Blocks) {
+    if display {
+        out.flush();
+        out.block(format!("$$\n{tex}\n$$"), Kind::Other);
+    } else {
+        out.raw(&format!("${tex}$"), space);
+    }
+}
+
 /// A text of a page that loads MathJax or KaTeX, its TeX between delimiters written as math
 /// (`$…$`, `$$…$$`) and the rest escaped as text.
 fn write_with_tex(text: &str, space: bool, dollar_inline: bool, out: &mut Blocks) {
