@@ -178,8 +178,7 @@ impl CombinerModel {
 
     /// The trees' probabilities for block rows laid out as in a [`BlockTable`].
     pub fn probabilities_of(&self, rows: &[f32]) -> Vec<f64> {
-        let rows: Vec<&[f32]> = rows.chunks_exact(blocks::feature_count()).collect();
-        self.flat.predict_rows(&rows).into_iter().map(sigmoid).collect()
+        self.flat.predict_table(rows, blocks::feature_count()).into_iter().map(sigmoid).collect()
     }
 
     /// The content blocks of a page.
