@@ -140,7 +140,7 @@ impl FlatTrees {
     pub fn predict_table(&self, table: &[f32], features: usize) -> Vec<f64> {
         #[cfg(target_arch = "x86_64")]
         if features > 0
-            && table.len() % features == 0
+            && table.len().is_multiple_of(features)
             && i32::try_from(table.len()).is_ok()
             && self.features <= features
             && std::arch::is_x86_feature_detected!("avx2")
