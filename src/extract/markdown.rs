@@ -443,7 +443,12 @@ impl<'a> Renderer<'a> {
         }
         let ticks = "`".repeat(longest_run(&code, '`') + 1);
         let pad = if code.starts_with('`') || code.ends_with('`') { " " } else { "" };
+        // Right after another code span the two backtick runs would read as one (``` then `
+        // is ````, which closes neither span): a space keeps them apart. A backtick separates
+        // words already, so the words stay those of the text.
+        let space = space || out.inline.len() == out.code_span_end;
         out.raw(&format!("{ticks}{pad}{code}{pad}{ticks}"), space);
+        out.code_span_end = out.inline.len();
     }
 
     /// The kept leaves under `id`, joined as the text column joins them.
@@ -884,6 +889,8 @@ struct Blocks {
     done: Vec<(Kind, String)>,
     /// The running paragraph, already escaped.
     inline: String,
+    /// The length of `inline` when a code span was last written at its end.
+    code_span_end: usize,
 }
 
 impl Blocks {
@@ -935,6 +942,7 @@ impl Blocks {
             self.done.push((Kind::Paragraph, paragraph));
         }
         self.inline.clear();
+        self.code_span_end = 0;
     }
 
     fn block(&mut self, markdown: String, kind: Kind) {

@@ -447,3 +447,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn code_spans_side_by_side_stay_two_spans() {
+    let markdown = md("<body><p>Run <code>make</code><code>test</code> now</p></body>");
+    assert_eq!(markdown, "Run `make` `test` now");
+    let spans: Vec<String> = Parser::new(&markdown)
+        .filter_map(|e| match e {
+            Event::Code(code) => Some(code.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(spans, ["make", "test"]);
+}
