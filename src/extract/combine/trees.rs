@@ -126,13 +126,6 @@ impl FlatTrees {
         Some(Self { base_score: booster.base_score, nodes, leaf_values, trees, features })
     }
 
-    /// The raw predictions for many rows, `LANES` rows side by side through every tree:
-    /// those rows (1 KB each) stay in the nearest cache while the trees stream past them,
-    /// which measured 15% faster than taking one tree through every row
-    /// (`examples/combiner_timing.rs`). Each row's sum takes the trees in forust-ml's
-    /// order, so the values are forust-ml's (checked in the tests).
-    ///
-    /// Every row must hold the `features` the trees were flattened for.
     /// The raw predictions for the rows of a table laid out row after row, `features`
     /// values each (a [`BlockTable`](super::BlockTable)'s). Where the processor has AVX2,
     /// eight rows take each step of a walk at once (gathered loads); the branches and sums
@@ -155,6 +148,13 @@ impl FlatTrees {
         self.predict_rows(&rows)
     }
 
+    /// The raw predictions for many rows, `LANES` rows side by side through every tree:
+    /// those rows (1 KB each) stay in the nearest cache while the trees stream past them,
+    /// which measured 15% faster than taking one tree through every row
+    /// (`examples/combiner_timing.rs`). Each row's sum takes the trees in forust-ml's
+    /// order, so the values are forust-ml's (checked in the tests).
+    ///
+    /// Every row must hold the `features` the trees were flattened for.
     pub fn predict_rows(&self, rows: &[&[f32]]) -> Vec<f64> {
         let mut sums = vec![self.base_score; rows.len()];
         for (sums, rows) in sums.chunks_mut(LANES).zip(rows.chunks(LANES)) {
