@@ -300,8 +300,8 @@ mod tests {
         let flat = FlatTrees::of(&booster, 4).unwrap();
         let expected = booster.predict(&matrix, false);
         let all: Vec<&[f32]> = data.chunks(4).collect();
-        let tree_by_tree = flat.predict_rows(&all);
-        assert_eq!(tree_by_tree.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        let bits = |values: &[f64]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&flat.predict_rows(&all)), bits(&expected));
         assert!(FlatTrees::of(&booster, 1).is_none(), "a split on a feature the rows lack is refused");
 
         // forust-ml sends missing values one way at every split here (left; the shipped
@@ -315,13 +315,11 @@ mod tests {
         let total = splits.count();
         assert!(mirrored > 0 && mirrored < total, "missing values go left at some splits and right at others: {mirrored} of {total}");
         let expected = booster.predict(&matrix, false);
-        let tree_by_tree = flat.predict_rows(&all);
-        assert_eq!(tree_by_tree.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-        let bits = |values: Vec<f64>| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(flat.predict_table(&data, 4)), bits(expected.clone()), "the table walk (AVX2 where present) agrees");
+        assert_eq!(bits(&flat.predict_rows(&all)), bits(&expected));
+        assert_eq!(bits(&flat.predict_table(&data, 4)), bits(&expected), "the table walk (AVX2 where present) agrees");
         // Rows wider than the trees read (a last chunk of 12 rows, a fifth value never split on).
         let wide: Vec<f32> = data.chunks(4).flat_map(|row| row.iter().copied().chain([f32::NAN])).collect();
-        assert_eq!(bits(flat.predict_table(&wide, 5)), bits(expected));
+        assert_eq!(bits(&flat.predict_table(&wide, 5)), bits(&expected));
     }
 
     #[test]
