@@ -383,6 +383,8 @@ def cv_pages(shared, path):
     pages, by_url = [], {}
     for line in path.read_text().splitlines():
         row = json.loads(line)
+        if row["dataset"] != "wcxb":
+            continue
         pid = row["id"]
         gt = json.loads((wcxb / "ground-truth" / f"{pid}.json").read_text())
         text = (gt.get("ground_truth") or {}).get("main_content") or ""

@@ -678,7 +678,7 @@ impl Cdom {
             let first_of_list = i > 0 && groups[i - 1].is_none_or(|(_, l)| l != list);
             if first_of_list && content[i - 1] {
                 let before = &self.nodes[self.leaves[i - 1]];
-                if before.text.trim_end().ends_with([':', '：']) && before.stats.words >= INTRODUCTION_WORDS {
+                if before.text.trim_end().ends_with([':', '：']) && self.kept_line_words(content, i - 1) >= INTRODUCTION_WORDS {
                     introduced.insert(list);
                 }
             }
@@ -690,6 +690,25 @@ impl Cdom {
                 content[i] = true;
             }
         }
+    }
+
+    /// The words of the kept line that leaf `last` ends: the kept leaves back to the one that
+    /// starts the line (a link inside a sentence is a leaf of its own, so the sentence that
+    /// announces a list may end in a leaf of two words: "…, many with free certificates. Here's a
+    /// selection:").
+    fn kept_line_words(&self, content: &[bool], last: usize) -> usize {
+        let mut words = 0;
+        for i in (0..=last).rev() {
+            let node = &self.nodes[self.leaves[i]];
+            if !content[i] {
+                break;
+            }
+            words += node.stats.words;
+            if node.break_before {
+                break;
+            }
+        }
+        words
     }
 
     /// Leaves out a table of contents whose headings are kept: a list of two items or more,
@@ -1406,6 +1425,25 @@ mod tests {
         let mut content = vec![true, false, false, false, false, false, false, false, false];
         page.fill_lists(&mut content, 0.5, 3);
         assert_eq!(content, [true, false, false, false, false, false, false, false, false]);
+    }
+
+    #[test]
+    fn a_sentence_split_by_its_link_still_announces_the_list() {
+        let page = cdom(
+            "<body><p>The academy offers ninety courses, <a href=/all>many with certificates</a>. Here is a selection:</p>\
+             <ul><li><a href=/a>Marketing</a></li><li><a href=/b>Search</a></li></ul></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(texts.len(), 5, "{texts:?}");
+        assert!(texts[2].ends_with("selection:") && page.nodes[page.leaves[2]].stats.words < INTRODUCTION_WORDS, "{texts:?}");
+        // The line's words count, from the leaf that starts it.
+        let mut content = vec![true, true, true, false, false];
+        page.fill_lists(&mut content, 0.5, 50);
+        assert_eq!(content, [true, true, true, true, true]);
+        // Alone, the leaf that closes the sentence is a label's length.
+        let mut content = vec![false, false, true, false, false];
+        page.fill_lists(&mut content, 0.5, 50);
+        assert_eq!(content, [false, false, true, false, false]);
     }
 
     #[test]

@@ -131,8 +131,9 @@ pub struct TrainExtractArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
-    /// Write each WCXB-dev page's out-of-fold text and Markdown as JSON lines (dataset, id,
-    /// url, text, markdown), for `scripts/peers/eval_markdown.py --cv-markdown`.
+    /// Write each WCXB-dev and snippet-gold page's out-of-fold text and Markdown as JSON lines
+    /// (dataset, id, url, text, markdown), for `scripts/peers/eval_markdown.py --cv-markdown`
+    /// (WCXB-dev's) and for reading what the text keeps on trafi-dev's pages.
     #[arg(long, value_name = "FILE")]
     pub markdown_out: Option<PathBuf>,
 
@@ -306,7 +307,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
     }
     if let Some(path) = &args.markdown_out {
         let mut lines = String::new();
-        for row in train::out_of_fold_markdown(&prepared, &cv, &config, "wcxb") {
+        for row in ["wcxb", train::SNIPPET_DATASET].into_iter().flat_map(|dataset| train::out_of_fold_markdown(&prepared, &cv, &config, dataset)) {
             lines += &serde_json::to_string(&row)?;
             lines.push('\n');
         }
