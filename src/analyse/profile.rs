@@ -39,8 +39,9 @@ pub struct PruneRules {
     pub repeated_line_min_words: usize,
 }
 
-/// Tags no extractor ever reads.
-const NEVER_TEXT: &[&str] = &["script", "style", "template", "head", "title", "meta", "link"];
+/// Tags no extractor ever reads (MathML's `annotation` and `annotation-xml` hold a
+/// formula's source, which a browser never shows).
+const NEVER_TEXT: &[&str] = &["script", "style", "template", "head", "title", "meta", "link", "annotation", "annotation-xml"];
 
 pub(crate) fn always_dropped(tag: &str) -> bool {
     NEVER_TEXT.contains(&tag)

@@ -15,16 +15,18 @@ use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet};
 use crate::page::language::{self, stands_alone};
 
 /// Tags dropped with their subtree before collapsing: no content to extract (the
-/// reference implementation's list; `option`, `button`, `svg`, `template` added).
+/// reference implementation's list; `option`, `button`, `svg`, `template` added, and
+/// MathML's `annotation` and `annotation-xml`: a formula's source, which a browser never
+/// shows — MathML's `semantics` renders its first child only).
 pub const SKIP_TAGS: &[&str] = &[
-    "br", "button", "checkbox", "head", "hr", "iframe", "img", "input", "meta", "noscript", "option", "radio", "script", "select", "style", "svg", "template",
-    "textarea", "title", "video",
+    "annotation", "annotation-xml", "br", "button", "checkbox", "head", "hr", "iframe", "img", "input", "meta", "noscript", "option", "radio", "script",
+    "select", "style", "svg", "template", "textarea", "title", "video",
 ];
 /// The same without `noscript`: a page built by script (Discourse forums, many shops)
 /// often puts its whole text there for crawlers, and the combiner reads it.
 pub const SKIP_TAGS_BUT_NOSCRIPT: &[&str] = &[
-    "br", "button", "checkbox", "head", "hr", "iframe", "img", "input", "meta", "option", "radio", "script", "select", "style", "svg", "template", "textarea",
-    "title", "video",
+    "annotation", "annotation-xml", "br", "button", "checkbox", "head", "hr", "iframe", "img", "input", "meta", "option", "radio", "script", "select", "style",
+    "svg", "template", "textarea", "title", "video",
 ];
 /// Form controls: a node holding one is "a form element" (feature b48).
 const FORM_TAGS: &[&str] = &["form", "input", "select", "textarea", "button"];
@@ -1102,6 +1104,17 @@ mod tests {
         assert_eq!(TextStats::of("اجتمعت اللجنة. ناقشت الميزانية؟ وافقت").sentences, 3);
         assert_eq!(TextStats::of("समिति मिली। बजट पर चर्चा हुई।").sentences, 2);
         assert_eq!(TextStats::of("it met. then it left.").sentences, 1);
+    }
+
+    #[test]
+    fn a_formula_is_its_rendered_text_not_its_source() {
+        // MediaWiki and KaTeX put the TeX in an `annotation`, which no browser shows.
+        let html = "<body><p>If the transpose of <math><semantics><mi>A</mi>\
+                    <annotation encoding=\"application/x-tex\">{\\displaystyle A}</annotation>\
+                    <annotation-xml encoding=\"MathML-Content\"><ci>A</ci></annotation-xml></semantics></math> is taken</p></body>";
+        let page = cdom(html);
+        let text: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(text.join(" ").split_whitespace().collect::<Vec<_>>(), ["If", "the", "transpose", "of", "A", "is", "taken"]);
     }
 
     #[test]
