@@ -22,12 +22,6 @@ pub const SKIP_TAGS: &[&str] = &[
     "annotation", "annotation-xml", "br", "button", "checkbox", "head", "hr", "iframe", "img", "input", "meta", "noscript", "option", "radio", "script",
     "select", "style", "svg", "template", "textarea", "title", "video",
 ];
-/// The same without `noscript`: a page built by script (Discourse forums, many shops)
-/// often puts its whole text there for crawlers, and the combiner reads it.
-pub const SKIP_TAGS_BUT_NOSCRIPT: &[&str] = &[
-    "annotation", "annotation-xml", "br", "button", "checkbox", "head", "hr", "iframe", "img", "input", "meta", "option", "radio", "script", "select", "style",
-    "svg", "template", "textarea", "title", "video",
-];
 /// Form controls: a node holding one is "a form element" (feature b48).
 const FORM_TAGS: &[&str] = &["form", "input", "select", "textarea", "button"];
 /// Elements that start a new line in an unstyled page (the edge feature "line break
@@ -57,7 +51,12 @@ pub const STOPWORDS: &[&str] = &[
 ];
 /// The tag lists above as atom sets, what the builder asks.
 pub static SKIPPED: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(SKIP_TAGS));
-pub static SKIPPED_BUT_NOSCRIPT: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(SKIP_TAGS_BUT_NOSCRIPT));
+/// [`SKIPPED`] without `noscript`: a page built by script (Discourse forums, many shops)
+/// often puts its whole text there for crawlers, and the combiner reads it.
+pub static SKIPPED_BUT_NOSCRIPT: LazyLock<TagSet> = LazyLock::new(|| {
+    let tags: Vec<&str> = SKIP_TAGS.iter().copied().filter(|&tag| tag != "noscript").collect();
+    TagSet::of(&tags)
+});
 static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
 static FORMS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(FORM_TAGS));
 static INLINE: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(INLINE_TAGS));
@@ -1115,6 +1114,19 @@ mod tests {
         let page = cdom(html);
         let text: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
         assert_eq!(text.join(" ").split_whitespace().collect::<Vec<_>>(), ["If", "the", "transpose", "of", "A", "is", "taken"]);
+    }
+
+    #[test]
+    fn the_combiner_reads_noscript_and_skips_the_rest_alike() {
+        let html = "<body><p>Shown to everyone here.</p><noscript><p>Thread text for crawlers.</p></noscript><script>var x;</script>\
+                    <p>If <math><semantics><mi>A</mi><annotation>{A}</annotation></semantics></math> holds</p></body>";
+        let dom = Dom::parse_with(html, crate::dom::DomLimits { max_elements: usize::MAX, deadline: None }, &crate::dom::FOR_WEB2TEXT).expect("no limits");
+        let words = |skipped: &TagSet| {
+            let page = Cdom::build_skipping(&dom, skipped);
+            page.leaves.iter().map(|&l| page.nodes[l].text.clone()).collect::<Vec<_>>().join(" ").split_whitespace().map(str::to_string).collect::<Vec<_>>()
+        };
+        assert_eq!(words(&SKIPPED), ["Shown", "to", "everyone", "here.", "If", "A", "holds"]);
+        assert_eq!(words(&SKIPPED_BUT_NOSCRIPT), ["Shown", "to", "everyone", "here.", "Thread", "text", "for", "crawlers.", "If", "A", "holds"]);
     }
 
     #[test]
