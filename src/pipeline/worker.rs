@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::classify::{Classifier, Features, Prediction};
-use crate::dom::{Dom, FOR_RENDERING};
+use crate::dom::{Dom, FOR_CLASSIFIER, FOR_RENDERING};
 use crate::extract::{
     CombinerBlocks, ExtractError, ExtractLimits, ExtractModels, ExtractRequest, Extraction, Extractor, Genre, MarkdownOptions, PageAnalysis, PageSource,
     parse_page,
@@ -151,13 +151,16 @@ impl<'a> PageWorker<'a> {
 
     /// With a renderer or a classifier: one DOM for the picture, the features and the text.
     fn process_parsed(&self, page: &Page, request: &ExtractRequest<'_>) -> Result<Extracted, ExtractError> {
-        let dom = parse_page(&page.html, &self.limits, &FOR_RENDERING)?;
+        let dom = parse_page(&page.html, &self.limits, &FOR_CLASSIFIER)?;
         let mut render_note = None;
         // The picture is drawn only where it is used: for the network, or when asked for
-        // (--pictures, or a renderer named beside a classifier that reads none).
+        // (--pictures, or a renderer named beside a classifier that reads none). It needs the
+        // style sheets the first parse left out, so those pages are parsed again with them
+        // (the same tree; should the second parse run out of time, the page is drawn unstyled).
         let mut draw = || {
             self.renderer.and_then(|renderer| {
-                let (note, picture) = render_page(renderer, &page.html, &dom, self.pictures_dir, self.warc_file, page.offset);
+                let styled = parse_page(&page.html, &self.limits, &FOR_RENDERING).ok();
+                let (note, picture) = render_page(renderer, &page.html, styled.as_ref().unwrap_or(&dom), self.pictures_dir, self.warc_file, page.offset);
                 render_note = Some(note);
                 picture
             })
