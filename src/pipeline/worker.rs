@@ -1,5 +1,6 @@
-//! One page's work, from its response record to its row: decode, parse once, draw the
-//! picture where it is used, compute the classifier's features, extract. A page whose type
+//! One page's work, from its response record to its row: decode, parse once, compute the
+//! classifier's features, draw the picture where it is used (parsing again with the style
+//! sheets, unless every page is drawn), extract. A page whose type
 //! only the ResNet can decide leaves its row waiting ([`Waiting`]) until the batch's
 //! forward pass, and [`PageWorker::finish`] completes it.
 
@@ -149,7 +150,8 @@ impl<'a> PageWorker<'a> {
         Processed::Row(Box::new(row), render_note, waiting)
     }
 
-    /// With a renderer or a classifier: one DOM for the picture, the features and the text.
+    /// With a renderer or a classifier: one DOM for the features and the text, and for the
+    /// picture where every page is drawn.
     fn process_parsed(&self, page: &Page, request: &ExtractRequest<'_>) -> Result<Extracted, ExtractError> {
         // The picture is drawn only where it is used: for the network, or when asked for
         // (--pictures, or a renderer named beside a classifier that reads none).
