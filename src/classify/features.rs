@@ -357,13 +357,10 @@ fn signature(dom: &Dom, id: usize) -> u64 {
     hasher.finish()
 }
 
-/// Words of the text under `id`, style sheets and scripts left out: a parse that drops their
-/// content (the pipeline's, [`crate::dom::FOR_CLASSIFIER`]) must count what the renderer's does.
 fn words_under(dom: &Dom, id: usize) -> u64 {
-    let raw_text = |d: usize| dom.nodes[d].parent.and_then(|p| dom.element(p)).is_some_and(|e| matches!(e.tag(), "style" | "script"));
     dom.descendants(id)
         .map(|d| match &dom.nodes[d].data {
-            NodeData::Text(t) if !raw_text(d) => t.split_whitespace().count() as u64,
+            NodeData::Text(t) => t.split_whitespace().count() as u64,
             _ => 0,
         })
         .sum()
