@@ -10,7 +10,7 @@ use std::time::Duration;
 mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use goce_warc::dom::{Dom, DomLimits, FOR_EXTRACTION, FOR_WEB2TEXT};
+use goce_warc::dom::{Dom, DomLimits, FOR_CLASSIFIER, FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT};
 use goce_warc::extract::{ExtractLimits, ExtractRequest, Extractor, PageSource};
 
 fn extract(c: &mut Criterion) {
@@ -52,6 +52,18 @@ fn extract(c: &mut Criterion) {
             }
         })
     });
+    // A classified page is parsed once for the classifier's features and the text, with the
+    // pass that keeps what those read; the renderer's pass (style sheets, every attribute a
+    // selector may name) only for the pages drawn: the A/B of that choice.
+    for (name, prepass) in [("the classifier's pass", &FOR_CLASSIFIER), ("the renderer's pass", &FOR_RENDERING)] {
+        group.bench_function(format!("html5ever parse only, {name}"), |b| {
+            b.iter(|| {
+                for page in &pages {
+                    black_box(Dom::parse_with(page, dom_limits, prepass).ok());
+                }
+            })
+        });
+    }
     // Web2Text's networks run in LibTorch on one thread, like everything else here.
     tch::set_num_threads(1);
     let models = goce_warc::extract::ExtractModels::load(None, &[Extractor::Web2text, Extractor::Combined], true).expect("the models load");

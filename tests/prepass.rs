@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use rayon::prelude::*;
 
-use goce_warc::dom::{Dom, DomLimits, FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT, NodeData, NodeId, Prepass};
+use goce_warc::classify::Features;
+use goce_warc::dom::{Dom, DomLimits, FOR_CLASSIFIER, FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT, NodeData, NodeId, Prepass};
 
 const NO_LIMITS: DomLimits = DomLimits { max_elements: usize::MAX, deadline: None };
 
@@ -63,7 +64,16 @@ fn tree_change(html: &str, prepass: &Prepass) -> Option<(String, String)> {
     (got != expected).then_some((expected, got))
 }
 
-/// The pages of `dirs` whose tree differs with and without the attribute cuts, and how many were read.
+/// Whether the classifier reads other features (words included) from its own parse of
+/// `html` than from the renderer's, which it trained on.
+fn classifier_features_change(html: &str) -> bool {
+    let url = "https://example.org/news/2024/a-page";
+    let features = |prepass| Features::of(&Dom::parse_with(html, NO_LIMITS, prepass).expect("no limits"), url);
+    features(&FOR_CLASSIFIER) != features(&FOR_RENDERING)
+}
+
+/// The pages of `dirs` whose tree differs with and without the attribute cuts, or whose
+/// classifier features differ between its parse and the renderer's, and how many were read.
 fn pages_whose_tree_changes(dirs: &[PathBuf]) -> (Vec<String>, usize) {
     let mut paths: Vec<PathBuf> = Vec::new();
     for dir in dirs {
@@ -77,10 +87,12 @@ fn pages_whose_tree_changes(dirs: &[PathBuf]) -> (Vec<String>, usize) {
         .par_iter()
         .flat_map_iter(|path| {
             let html = goce_warc::page::read_html_file(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT]
+            let features = classifier_features_change(&html).then(|| format!("{} (the classifier's features)", path.display()));
+            [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT, FOR_CLASSIFIER]
                 .into_iter()
                 .filter(move |prepass| tree_change(&html, prepass).is_some())
                 .map(move |_| path.display().to_string())
+                .chain(features)
         })
         .collect();
     (changed, paths.len())
@@ -99,7 +111,7 @@ fn the_prepass_keeps_a_misnested_tree() {
     // Identical <a> in the active formatting list, an unclosed <b>, a table's foster parenting.
     let html = "<p><a href=x data-i=1>1<a href=x data-i=2>2<a href=x data-i=3>3<a href=x data-i=4>4<b data-b=1>5</p>\
                 <table data-t=1><tr><td>c<div data-d=1 srcset=s>d</table><img src=i srcset=\"a 1x\"width=1>";
-    for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
+    for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT, FOR_CLASSIFIER] {
         assert_eq!(tree_change(html, &prepass), None);
     }
     let web2text = outline(&Dom::parse_with(html, NO_LIMITS, &FOR_WEB2TEXT).expect("no limits"), &FOR_WEB2TEXT);
@@ -148,7 +160,7 @@ proptest! {
     #[test]
     fn the_prepass_keeps_the_tree_of_any_markup(pieces in prop::collection::vec(markup_piece(), 0..40)) {
         let html: String = pieces.concat();
-        for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT] {
+        for prepass in [FOR_EXTRACTION, FOR_RENDERING, FOR_WEB2TEXT, FOR_CLASSIFIER] {
             if let Some((expected, got)) = tree_change(&html, &prepass) {
                 prop_assert!(false, "{html:?}\nexpected {expected}\ngot      {got}");
             }
@@ -160,7 +172,8 @@ proptest! {
 #[ignore = "reads every page in ../shared/data (SHARED); run by make eval"]
 fn the_prepass_keeps_the_tree_of_every_shared_page() {
     let shared = PathBuf::from(std::env::var("SHARED").unwrap_or_else(|_| "../shared".into())).join("data");
-    let dirs: Vec<PathBuf> = ["wcxb-dev/html", "scrapinghub/html", "cleaneval/dev/input", "cleaneval/final/input"].iter().map(|d| shared.join(d)).collect();
+    let dirs: Vec<PathBuf> =
+        ["wcxb-dev/html", "scrapinghub/html", "cleaneval/dev/input", "cleaneval/final/input", "trafi-dev/html"].iter().map(|d| shared.join(d)).collect();
     let (changed, read) = pages_whose_tree_changes(&dirs);
     eprintln!("{read} pages, {} whose tree changes", changed.len());
     assert!(read > 2000, "only {read} pages under {}", shared.display());

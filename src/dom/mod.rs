@@ -12,7 +12,7 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::{LocalName, QualName, local_name};
 
 pub use sink::ArenaSink;
-pub use strip::{FOR_EXTRACTION, FOR_MARKDOWN_LINKS, FOR_RENDERING, FOR_WEB2TEXT, Prepass, ScriptNotes, is_tex_script_type};
+pub use strip::{FOR_CLASSIFIER, FOR_EXTRACTION, FOR_MARKDOWN_LINKS, FOR_RENDERING, FOR_WEB2TEXT, Prepass, ScriptNotes, is_tex_script_type};
 
 pub type NodeId = usize;
 

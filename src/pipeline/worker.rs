@@ -1,12 +1,13 @@
-//! One page's work, from its response record to its row: decode, parse once, draw the
-//! picture where it is used, compute the classifier's features, extract. A page whose type
+//! One page's work, from its response record to its row: decode, parse once, compute the
+//! classifier's features, draw the picture where it is used (parsing again with the style
+//! sheets, unless every page is drawn), extract. A page whose type
 //! only the ResNet can decide leaves its row waiting ([`Waiting`]) until the batch's
 //! forward pass, and [`PageWorker::finish`] completes it.
 
 use std::path::Path;
 
-use crate::classify::{Classifier, Features, Prediction};
-use crate::dom::{Dom, FOR_RENDERING};
+use crate::classify::{Classifier, ClassifierKind, Features, Prediction};
+use crate::dom::{Dom, FOR_CLASSIFIER, FOR_RENDERING};
 use crate::extract::{
     CombinerBlocks, ExtractError, ExtractLimits, ExtractModels, ExtractRequest, Extraction, Extractor, Genre, MarkdownOptions, PageAnalysis, PageSource,
     parse_page,
@@ -149,20 +150,27 @@ impl<'a> PageWorker<'a> {
         Processed::Row(Box::new(row), render_note, waiting)
     }
 
-    /// With a renderer or a classifier: one DOM for the picture, the features and the text.
+    /// With a renderer or a classifier: one DOM for the features and the text, and for the
+    /// picture where every page is drawn.
     fn process_parsed(&self, page: &Page, request: &ExtractRequest<'_>) -> Result<Extracted, ExtractError> {
-        let dom = parse_page(&page.html, &self.limits, &FOR_RENDERING)?;
-        let mut render_note = None;
         // The picture is drawn only where it is used: for the network, or when asked for
         // (--pictures, or a renderer named beside a classifier that reads none).
+        let asked_for_pictures = self.pictures_dir.is_some() || self.classifier.is_none_or(|c| !c.kind().needs_picture());
+        // Drawing needs the style sheets. Where every page is drawn, the one parse keeps them;
+        // else the page is parsed for the classifier and the text, and the pages drawn are
+        // parsed again with them (the same tree; should that parse run out of time, the page
+        // is drawn unstyled).
+        let always_drawn = self.renderer.is_some() && (asked_for_pictures || self.classifier.is_some_and(|c| c.kind() == ClassifierKind::Resnet));
+        let dom = parse_page(&page.html, &self.limits, if always_drawn { &FOR_RENDERING } else { &FOR_CLASSIFIER })?;
+        let mut render_note = None;
         let mut draw = || {
             self.renderer.and_then(|renderer| {
-                let (note, picture) = render_page(renderer, &page.html, &dom, self.pictures_dir, self.warc_file, page.offset);
+                let styled = if always_drawn { None } else { parse_page(&page.html, &self.limits, &FOR_RENDERING).ok() };
+                let (note, picture) = render_page(renderer, &page.html, styled.as_ref().unwrap_or(&dom), self.pictures_dir, self.warc_file, page.offset);
                 render_note = Some(note);
                 picture
             })
         };
-        let asked_for_pictures = self.pictures_dir.is_some() || self.classifier.is_none_or(|c| !c.kind().needs_picture());
         let analysis = PageAnalysis::new(&dom);
         let source = PageSource::parsed(&page.html, &analysis);
         let features = self.classifier.map(|c| c.features_of(&analysis, &page.url));
