@@ -130,6 +130,11 @@ impl ClassifierKind {
     pub fn needs_picture(self) -> bool {
         matches!(self, Self::Resnet | Self::Cascade)
     }
+
+    /// Whether it needs a picture of every page (no gate decides any without one).
+    pub fn needs_every_picture(self) -> bool {
+        self == Self::Resnet
+    }
 }
 
 pub use crate::models::{CASCADE_MODEL, HTML_FEATURES_MODEL, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL};

@@ -496,12 +496,8 @@ impl<'h> Cutter<'h> {
 
     /// Adds `</name>` at `at`, after the cuts before it.
     fn close_tag(&mut self, at: usize, name: &[u8]) {
-        let out = self.out.get_or_insert_with(|| String::with_capacity(self.html.len()));
-        out.push_str(&self.html[self.copied..at]);
-        out.push_str("</");
-        out.extend(name.iter().map(|&b| char::from(b)));
-        out.push('>');
-        self.copied = at;
+        let name: String = name.iter().map(|&b| char::from(b)).collect();
+        self.insert(at, &format!("</{name}>"));
     }
 
     /// Adds `text` at `at`, after the cuts before it.

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::classify::{Classifier, ClassifierKind, Features, Prediction};
+use crate::classify::{Classifier, Features, Prediction};
 use crate::dom::{Dom, FOR_CLASSIFIER, FOR_RENDERING};
 use crate::extract::{
     CombinerBlocks, ExtractError, ExtractLimits, ExtractModels, ExtractRequest, Extraction, Extractor, Genre, MarkdownOptions, PageAnalysis, PageSource,
@@ -160,7 +160,7 @@ impl<'a> PageWorker<'a> {
         // else the page is parsed for the classifier and the text, and the pages drawn are
         // parsed again with them (the same tree; should that parse run out of time, the page
         // is drawn unstyled).
-        let always_drawn = self.renderer.is_some() && (asked_for_pictures || self.classifier.is_some_and(|c| c.kind() == ClassifierKind::Resnet));
+        let always_drawn = self.renderer.is_some() && (asked_for_pictures || self.classifier.is_some_and(|c| c.kind().needs_every_picture()));
         let dom = parse_page(&page.html, &self.limits, if always_drawn { &FOR_RENDERING } else { &FOR_CLASSIFIER })?;
         let mut render_note = None;
         let mut draw = || {
