@@ -32,8 +32,6 @@ pub enum ModelFileError {
     Json { what: &'static str, source: serde_json::Error },
     #[error("cannot load the weights: {0}")]
     Weights(#[source] tch::TchError),
-    #[error("{what}: {source}")]
-    Trees { what: &'static str, source: forust_ml::errors::ForustError },
     /// The file reads, but does not fit this build (its format, inputs or shapes).
     #[error("{0}")]
     Invalid(String),

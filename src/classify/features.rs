@@ -6,7 +6,7 @@
 
 use foldhash::HashMap;
 
-use super::words::WordBag;
+use super::words::{WordBag, WordModel};
 use crate::analyse::{ListAnalysis, PageAnalysis};
 use crate::dom::{DOCUMENT, Dom, NodeData};
 
@@ -104,6 +104,11 @@ impl Features {
     /// Adds the page's words (the ResNet's word model reads them; html-features does not).
     pub fn with_words(self, dom: &Dom, url: &str) -> Self {
         Self { words: WordBag::of(dom, url), ..self }
+    }
+
+    /// Adds the page's words that `model` knows, which is all its scores read.
+    pub fn with_known_words(self, dom: &Dom, url: &str, model: &WordModel) -> Self {
+        Self { words: WordBag::of_known(dom, url, model), ..self }
     }
 
     /// The counts alone, reusing (or leaving for the extractors) the page's list-view analysis.

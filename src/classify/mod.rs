@@ -233,7 +233,10 @@ impl Classifier {
     /// The features this classifier reads from a page: the words only where its model uses them.
     pub fn features_of(&self, page: &crate::analyse::PageAnalysis<'_>, url: &str) -> Features {
         let features = Features::of_page(page, url);
-        if self.net().is_some_and(|net| net.words.is_some()) { features.with_words(page.dom, url) } else { features }
+        match self.net().and_then(|net| net.words.as_ref()) {
+            Some(model) => features.with_known_words(page.dom, url, model),
+            None => features,
+        }
     }
 
     /// Classifies pages in order; `pictures` may be empty for `html-features` and for the

@@ -31,9 +31,25 @@ const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title
 pub struct WordBag(pub Vec<(u64, u32)>);
 
 impl WordBag {
+    /// Every word of the page.
     pub fn of(dom: &Dom, url: &str) -> Self {
+        Self::of_words_where(dom, url, |_| true)
+    }
+
+    /// The words of the page that `model` knows: all that its
+    /// [`WordModel::log_probabilities`] reads, counted without the rest.
+    pub fn of_known(dom: &Dom, url: &str, model: &WordModel) -> Self {
+        Self::of_words_where(dom, url, |hash| model.columns.contains_key(&hash))
+    }
+
+    fn of_words_where(dom: &Dom, url: &str, keep: impl Fn(u64) -> bool) -> Self {
         let mut counts: HashMap<u64, u32> = HashMap::default();
-        for_each_word(dom, url, &mut |field, word| *counts.entry(word_hash(field, word)).or_default() += 1);
+        for_each_word(dom, url, &mut |field, word| {
+            let hash = word_hash(field, word);
+            if keep(hash) {
+                *counts.entry(hash).or_default() += 1;
+            }
+        });
         let mut bag: Vec<(u64, u32)> = counts.into_iter().collect();
         bag.sort_unstable();
         Self(bag)
@@ -448,5 +464,21 @@ mod tests {
         let mut loaded: WordModel = serde_json::from_str(&serde_json::to_string(&model).unwrap()).unwrap();
         loaded.index();
         assert_eq!(loaded.log_probabilities(&bag("reply")), forum);
+    }
+
+    #[test]
+    fn the_known_words_score_as_the_whole_bag_does() {
+        let docs: Vec<Vec<(usize, String, u32)>> = (0..40)
+            .map(|i| vec![(0usize, if i % 2 == 0 { "reply" } else { "cart" }.to_string(), 2u32), (1, "post".to_string(), 1), (2, format!("title{}", i % 3), 1)])
+            .collect();
+        let docs: Vec<&[(usize, String, u32)]> = docs.iter().map(Vec::as_slice).collect();
+        let labels: Vec<usize> = (0..40).map(|i| if i % 2 == 0 { 1 } else { 2 }).collect();
+        let model = WordModel::train(&docs, &labels, &[1.0; PAGE_TYPE_COUNT], &WordTraining::default()).unwrap();
+        let html = "<title>title1 and more</title><div class='post unknownClass'>reply reply, cart and words no page had</div>";
+        let dom = Dom::parse_with_styles(html, DomLimits { max_elements: 1000, deadline: None }).unwrap();
+        let (all, known) = (WordBag::of(&dom, "https://x.example/some/path"), WordBag::of_known(&dom, "https://x.example/some/path", &model));
+        assert!(known.0.len() < all.0.len() && known.0.iter().all(|entry| all.0.contains(entry)), "{known:?} {all:?}");
+        assert_eq!(known.0.len(), 4, "reply, cart, post, title1: {known:?}");
+        assert_eq!(model.log_probabilities(&known), model.log_probabilities(&all));
     }
 }
