@@ -41,7 +41,7 @@ pub enum CombineError {
 
 /// The stored model: the trees and what they were trained on. `B` is the booster, owned
 /// when read and borrowed when written: the trees are read straight from the file, not
-/// through a `serde_json::Value` and its text again (a third of the models' load time).
+/// through a `serde_json::Value` and its text again (0.2 CPU s of every start-up).
 #[derive(serde::Serialize, serde::Deserialize)]
 struct ModelFile<B> {
     format: String,
