@@ -5,7 +5,7 @@
 use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
 
-pub use crate::page::language::{LANGUAGE_SAMPLE_BYTES, MIN_LANGUAGE_LETTERS, detect_language};
+pub use crate::page::language::{LANGUAGE_SAMPLE_BYTES, MIN_LANGUAGE_LETTERS, TextLanguage, detect_language};
 
 /// The text-derived columns of one row.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,11 +23,14 @@ pub struct TextFacts {
 }
 
 impl TextFacts {
+    /// The columns of `text`, its language read from its first [`LANGUAGE_SAMPLE_BYTES`].
     pub fn of(text: &str) -> Self {
-        let (language, language_confidence) = match detect_language(text) {
-            Some((code, confidence)) => (Some(code), Some(confidence)),
-            None => (None, None),
-        };
+        Self::with_language(text, TextLanguage(detect_language(text)))
+    }
+
+    /// The columns of `text` whose language the extractor read already.
+    pub fn with_language(text: &str, TextLanguage(language): TextLanguage) -> Self {
+        let (language, language_confidence) = language.map_or((None, None), |(code, confidence)| (Some(code), Some(confidence)));
         Self { language, language_confidence, sha256: hex_sha256(text), words: i32::try_from(count_words(text)).unwrap_or(i32::MAX) }
     }
 }

@@ -223,7 +223,7 @@ pub fn all_text(html: &str, limits: &ExtractLimits) -> Result<Extraction, Extrac
     if text.is_empty() {
         text = tidy_lines(st.description.as_deref().unwrap_or_default(), limits.max_text_bytes);
     }
-    Ok(Extraction { title: st.title.take(), declared_language: st.lang.take(), text, markdown: None, genre: None, confidence: None })
+    Ok(Extraction { title: st.title.take(), declared_language: st.lang.take(), text, markdown: None, genre: None, confidence: None, language: None })
 }
 
 /// Trims every line, drops empty ones, and cuts the result at `max_bytes` (at a

@@ -20,6 +20,7 @@ pub use crate::analyse::{ExtractLimits, Genre, ListAnalysis, PageAnalysis, PageE
 
 use crate::classify::PAGE_TYPE_COUNT;
 use crate::dom::{Dom, FOR_EXTRACTION, FOR_MARKDOWN_LINKS, FOR_WEB2TEXT, NodeId, Prepass};
+use crate::page::language::TextLanguage;
 pub use markdown::MarkdownOptions;
 pub use models::{ExtractModels, ModelsError};
 use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile};
@@ -40,6 +41,9 @@ pub struct Extraction {
     /// The text's expected word F1 (0–1), from the combiner's confidence trees
     /// ([`combine::confidence`]); `None` for the other extractors.
     pub confidence: Option<f32>,
+    /// The text's language where the extractor read it already (`combined`, from the
+    /// longest kept blocks); `None` leaves it to be read from the text.
+    pub language: Option<TextLanguage>,
 }
 
 /// The extraction algorithms goce-warc offers.
@@ -105,6 +109,7 @@ impl Extraction {
     fn or_description(mut self, description: impl FnOnce() -> Option<String>) -> Self {
         if self.text.is_empty() {
             self.text = description().unwrap_or_default();
+            self.language = None;
             if self.markdown.is_some() {
                 self.markdown = Some(markdown::paragraph(&self.text));
             }
@@ -329,7 +334,8 @@ impl CombinerBlocks {
         }
         let decided = model.decide(&self.table);
         let markdown = markdown.map(|(dom, options)| markdown::render(dom, &self.table.cdom, &decided.content, options));
-        Extraction { text: decided.text, markdown, confidence: decided.confidence, ..Extraction::default() }.or_description(|| self.description)
+        let language = self.table.cdom.language_of(&decided.content).map(|read| TextLanguage(Some(read)));
+        Extraction { text: decided.text, markdown, confidence: decided.confidence, language, ..Extraction::default() }.or_description(|| self.description)
     }
 }
 

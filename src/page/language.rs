@@ -26,18 +26,43 @@ pub fn detect_language(text: &str) -> Option<(String, f32)> {
 /// [`detect_language`] reading at most `sample_bytes` of the text.
 pub fn detect_language_in(text: &str, sample_bytes: usize) -> Option<(String, f32)> {
     let sample = sample(text, sample_bytes);
-    if sample.chars().filter(|c| c.is_alphabetic()).take(MIN_LANGUAGE_LETTERS).count() < MIN_LANGUAGE_LETTERS {
+    if !has_enough_letters(sample) {
         return None;
     }
-    let info = detector().detect(sample)?;
-    Some((iso_639_1_or_3(info.lang().code()), info.confidence() as f32))
+    detect(sample).map(Detection::code_and_confidence)
 }
 
-/// The language of `text` where the detector is sure of it (whatlang's own test:
-/// `Info::is_reliable`), None otherwise.
-pub fn reliable_language(text: &str) -> Option<String> {
-    let info = detector().detect(sample(text, LANGUAGE_SAMPLE_BYTES)).filter(whatlang::Info::is_reliable)?;
-    Some(iso_639_1_or_3(info.lang().code()))
+/// A text's language as the detector read it: the code and the detector's confidence, or
+/// None where it could not tell.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TextLanguage(pub Option<(String, f32)>);
+
+/// What the detector read in a sample: its language, how confident it is, and whether
+/// whatlang's own test (`Info::is_reliable`) calls it sure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Detection {
+    /// ISO 639-1 where the language has a code, ISO 639-3 otherwise.
+    pub code: String,
+    pub confidence: f32,
+    pub reliable: bool,
+}
+
+impl Detection {
+    pub fn code_and_confidence(self) -> (String, f32) {
+        (self.code, self.confidence)
+    }
+}
+
+/// The detector's reading of `sample` (whole: the caller cuts it), None where it finds no
+/// script it knows.
+pub fn detect(sample: &str) -> Option<Detection> {
+    let info = detector().detect(sample)?;
+    Some(Detection { code: iso_639_1_or_3(info.lang().code()), confidence: info.confidence() as f32, reliable: info.is_reliable() })
+}
+
+/// Whether a sample holds the [`MIN_LANGUAGE_LETTERS`] it takes to name its language.
+pub fn has_enough_letters(sample: &str) -> bool {
+    sample.chars().filter(|c| c.is_alphabetic()).take(MIN_LANGUAGE_LETTERS).count() >= MIN_LANGUAGE_LETTERS
 }
 
 /// The part of `text` the detector reads: its first `bytes` (cut at a character boundary).

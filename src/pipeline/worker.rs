@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use crate::annotate::TextFacts;
 use crate::classify::{Classifier, Features, Prediction};
 use crate::dom::{Dom, FOR_CLASSIFIER, FOR_RENDERING};
 use crate::extract::{
@@ -13,6 +14,7 @@ use crate::extract::{
     parse_page,
 };
 use crate::output::{Row, parse_warc_date};
+use crate::page::language::TextLanguage;
 use crate::page::{Decision, Page, PageFilter, ResponseRecord, decode_page};
 use crate::render::{PageRenderer, Picture};
 
@@ -120,6 +122,7 @@ impl<'a> PageWorker<'a> {
             }
         };
         let page = *page;
+        let language = extraction.language;
         let mut row = Row {
             warc_date: page.warc_date.as_deref().and_then(parse_warc_date),
             warc_offset: page.offset.and_then(|o| i64::try_from(o).ok()),
@@ -145,7 +148,7 @@ impl<'a> PageWorker<'a> {
             set_prediction(&mut row, p);
         }
         if waiting.is_none() {
-            annotate(&mut row);
+            annotate(&mut row, language);
         }
         Processed::Row(Box::new(row), render_note, waiting)
     }
@@ -216,6 +219,7 @@ impl<'a> PageWorker<'a> {
     pub fn finish(&self, processed: &mut Processed, prediction: Option<&Prediction>) {
         let Processed::Row(row, _, waiting) = processed else { return };
         let Some(waiting) = waiting.take() else { return };
+        let mut language = None;
         match waiting.undecided {
             Undecided::Nothing => {}
             Undecided::Blocks(blocks, markdown) => {
@@ -223,7 +227,7 @@ impl<'a> PageWorker<'a> {
                 if let Ok(model) = self.models.combiner() {
                     let markdown = markdown.as_ref().map(|(dom, options)| (&**dom, options));
                     let decided = blocks.decide(model, prediction.map(|p| &p.probabilities), markdown).truncated(self.limits.max_text_bytes);
-                    (row.text, row.markdown, row.extraction_confidence) = (decided.text, decided.markdown, decided.confidence);
+                    (row.text, row.markdown, row.extraction_confidence, language) = (decided.text, decided.markdown, decided.confidence, decided.language);
                 }
             }
             Undecided::ByGenre(candidates) => {
@@ -233,20 +237,24 @@ impl<'a> PageWorker<'a> {
                         Genre::Article => article,
                         Genre::ListView => list_view,
                     };
-                    (row.text, row.markdown) = (chosen.text, chosen.markdown);
+                    (row.text, row.markdown, language) = (chosen.text, chosen.markdown, chosen.language);
                 }
             }
         }
         if let Some(prediction) = prediction {
             set_prediction(row, prediction);
         }
-        annotate(row);
+        annotate(row, language);
     }
 }
 
-/// The columns computed from the final text.
-fn annotate(row: &mut Row) {
-    let facts = crate::annotate::TextFacts::of(&row.text);
+/// The columns computed from the final text; its language from the text unless the
+/// extractor read it already.
+fn annotate(row: &mut Row, language: Option<TextLanguage>) {
+    let facts = match language {
+        Some(language) => TextFacts::with_language(&row.text, language),
+        None => TextFacts::of(&row.text),
+    };
     row.language = facts.language;
     row.language_confidence = facts.language_confidence;
     row.text_words = facts.words;

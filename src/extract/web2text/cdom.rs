@@ -12,7 +12,7 @@ use html5ever::local_name;
 use std::sync::LazyLock;
 
 use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet};
-use crate::page::language::{self, stands_alone};
+use crate::page::language::{self, LANGUAGE_SAMPLE_BYTES, stands_alone};
 
 /// Tags dropped with their subtree before collapsing: no content to extract (the
 /// reference implementation's list; `option`, `button`, `svg`, `template` added, and
@@ -376,6 +376,17 @@ pub struct Cdom {
     pub root: Option<usize>,
     /// The blocks: text leaves in document order.
     pub leaves: Vec<usize>,
+    /// What the language detector read in the page's longest blocks.
+    language_sample: LanguageSample,
+}
+
+/// A sample of blocks the language detector read, and what it said.
+#[derive(Debug, Clone, Default)]
+struct LanguageSample {
+    /// The blocks read (node ids), longest first.
+    leaves: Vec<usize>,
+    detection: Option<language::Detection>,
+    enough_letters: bool,
 }
 
 impl Cdom {
@@ -413,6 +424,7 @@ impl Cdom {
                 }
             }
         }
+        cdom.detect_language();
         cdom.count_stopwords_in_page_language();
         cdom
     }
@@ -441,20 +453,61 @@ impl Cdom {
     /// The language of the page's text, read from its longest blocks (menus and buttons
     /// are often in English on pages that are not), or None when the detector is unsure
     /// (too little text, code, names, mixed languages).
-    /// A kilobyte of prose tells the language; the detector's cost grows with the sample.
     pub fn language(&self) -> Option<String> {
-        const SAMPLE_BYTES: usize = 1024;
-        let mut longest: Vec<&str> = self.leaves.iter().map(|&l| self.nodes[l].text.as_str()).collect();
-        longest.sort_by_key(|text| std::cmp::Reverse(text.len()));
+        self.language_sample.detection.as_ref().filter(|d| d.reliable).map(|d| d.code.clone())
+    }
+
+    /// The language of the text of the leaves marked `content` and the detector's
+    /// confidence, where the page's own detection already read it: when the page's
+    /// longest blocks, the sample it read, are all kept and none is code (code reads as
+    /// French to the detector), and the detector was sure of them. None otherwise: the
+    /// text's language is then read from the text.
+    pub fn language_of(&self, content: &[bool]) -> Option<(String, f32)> {
+        let sample = &self.language_sample;
+        let detection = sample.detection.as_ref().filter(|d| d.reliable && sample.enough_letters)?;
+        let is_code = |leaf| self.closest(leaf, |node| node.has_tag("pre") || node.has_tag("code")).is_some();
+        if sample.leaves.iter().any(|&leaf| is_code(leaf)) {
+            return None;
+        }
+        let kept = self.leaves.iter().zip(content).filter(|&(_, &keep)| keep).map(|(&leaf, _)| leaf);
+        (self.longest_leaves(kept) == sample.leaves).then(|| (detection.code.clone(), detection.confidence))
+    }
+
+    /// The longest of `leaves` (first in document order among equals), longest first, as
+    /// many as fill the detector's sample: a kilobyte of prose tells the language, and
+    /// the detector's cost grows with the sample.
+    fn longest_leaves(&self, leaves: impl Iterator<Item = usize>) -> Vec<usize> {
+        let mut longest: Vec<usize> = leaves.collect();
+        longest.sort_by_key(|&leaf| std::cmp::Reverse(self.nodes[leaf].text.len()));
+        let mut bytes = 0;
+        let taken = longest
+            .iter()
+            .position(|&leaf| {
+                let full = bytes >= LANGUAGE_SAMPLE_BYTES;
+                bytes += self.nodes[leaf].text.len() + 1;
+                full
+            })
+            .unwrap_or(longest.len());
+        longest.truncate(taken);
+        longest
+    }
+
+    /// The detector's sample of `leaves`: their text, a line each, cut to its size.
+    fn sample_of(&self, leaves: &[usize]) -> String {
         let mut sample = String::new();
-        for text in longest {
-            if sample.len() >= SAMPLE_BYTES {
-                break;
-            }
-            sample.push_str(text);
+        for &leaf in leaves {
+            sample.push_str(&self.nodes[leaf].text);
             sample.push('\n');
         }
-        language::reliable_language(&sample[..language::floor_char_boundary(&sample, SAMPLE_BYTES)])
+        sample.truncate(language::floor_char_boundary(&sample, LANGUAGE_SAMPLE_BYTES));
+        sample
+    }
+
+    /// Reads the language of the page's longest blocks.
+    fn detect_language(&mut self) {
+        let leaves = self.longest_leaves(self.leaves.iter().copied());
+        let sample = self.sample_of(&leaves);
+        self.language_sample = LanguageSample { leaves, detection: language::detect(&sample), enough_letters: language::has_enough_letters(&sample) };
     }
 
     /// Ancestors of a node, nearest first.
@@ -1144,6 +1197,22 @@ mod tests {
         // An English page keeps Web2Text's list.
         let english = cdom("<body><p>The committee of the city met on Tuesday to discuss the new budget for its libraries and parks.</p></body>");
         assert_eq!(english.nodes[english.leaves[0]].stats, TextStats::of(&english.nodes[english.leaves[0]].text));
+    }
+
+    #[test]
+    fn the_text_has_the_pages_language_when_its_longest_blocks_are_kept() {
+        // A paragraph over the detector's kilobyte: the page's sample is that block alone.
+        let french = "Le comité de la ville s'est réuni mardi pour discuter du nouveau budget des bibliothèques et des parcs. ".repeat(12);
+        let page = cdom(&format!("<body><p>{french}</p><p>Read in English</p><p>Accueil</p></body>"));
+        assert_eq!(page.language_of(&[true, false, false]).map(|(code, _)| code).as_deref(), Some("fr"));
+        assert_eq!(page.language_of(&[true, true, true]).map(|(code, _)| code).as_deref(), Some("fr"));
+        // The sampled block left out: the text's language is read from the text.
+        assert_eq!(page.language_of(&[false, true, true]), None);
+        // So it is where a sampled block is code, which the detector misreads.
+        let sentence = "Le comité de la ville s'est réuni mardi pour discuter du nouveau budget des bibliothèques.";
+        let code = cdom(&format!("<body><pre>function budget(city) {{ return city.parks.map(p => p.cost); }}</pre><p>{sentence}</p></body>"));
+        assert_eq!(code.language().as_deref(), Some("fr"));
+        assert_eq!(code.language_of(&[true, true]), None);
     }
 
     /// The paper's Figure 2, extended: single-child chains merge (div > ul > li > a
