@@ -5,7 +5,7 @@
 use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
 
-pub use crate::page::language::{LANGUAGE_SAMPLE_BYTES, MIN_LANGUAGE_LETTERS, TextLanguage, detect_language};
+pub use crate::page::language::{LANGUAGE_SAMPLE_BYTES, MIN_LANGUAGE_LETTERS, detect_language};
 
 /// The text-derived columns of one row.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,11 +25,12 @@ pub struct TextFacts {
 impl TextFacts {
     /// The columns of `text`, its language read from its first [`LANGUAGE_SAMPLE_BYTES`].
     pub fn of(text: &str) -> Self {
-        Self::with_language(text, TextLanguage(detect_language(text)))
+        Self::with_language(text, detect_language(text))
     }
 
-    /// The columns of `text` whose language the extractor read already.
-    pub fn with_language(text: &str, TextLanguage(language): TextLanguage) -> Self {
+    /// The columns of `text` with its `language` and the detector's confidence as read
+    /// already (by the extractor), None where the detector could not tell.
+    pub fn with_language(text: &str, language: Option<(String, f32)>) -> Self {
         let (language, language_confidence) = language.map_or((None, None), |(code, confidence)| (Some(code), Some(confidence)));
         Self { language, language_confidence, sha256: hex_sha256(text), words: i32::try_from(count_words(text)).unwrap_or(i32::MAX) }
     }

@@ -20,7 +20,6 @@ pub use crate::analyse::{ExtractLimits, Genre, ListAnalysis, PageAnalysis, PageE
 
 use crate::classify::PAGE_TYPE_COUNT;
 use crate::dom::{Dom, FOR_EXTRACTION, FOR_MARKDOWN_LINKS, FOR_WEB2TEXT, NodeId, Prepass};
-use crate::page::language::TextLanguage;
 pub use markdown::MarkdownOptions;
 pub use models::{ExtractModels, ModelsError};
 use profile::{ARTICLE, ARTICLE_PAPER, ArticleProfile, LIST_VIEW, LIST_VIEW_PAPER, ListViewProfile};
@@ -41,9 +40,11 @@ pub struct Extraction {
     /// The text's expected word F1 (0–1), from the combiner's confidence trees
     /// ([`combine::confidence`]); `None` for the other extractors.
     pub confidence: Option<f32>,
-    /// The text's language where the extractor read it already (`combined`, from the
-    /// longest kept blocks); `None` leaves it to be read from the text.
-    pub language: Option<TextLanguage>,
+    /// The text's language and the detector's confidence where the extractor read them
+    /// already (`combined`: the page's own reading, when the blocks it read are the text's
+    /// longest, [`web2text::cdom::Cdom::language_of`]); `None` leaves them to be read from
+    /// the text.
+    pub language: Option<(String, f32)>,
 }
 
 /// The extraction algorithms goce-warc offers.
@@ -334,7 +335,7 @@ impl CombinerBlocks {
         }
         let decided = model.decide(&self.table);
         let markdown = markdown.map(|(dom, options)| markdown::render(dom, &self.table.cdom, &decided.content, options));
-        let language = self.table.cdom.language_of(&decided.content).map(|read| TextLanguage(Some(read)));
+        let language = self.table.cdom.language_of(&decided.content);
         Extraction { text: decided.text, markdown, confidence: decided.confidence, language, ..Extraction::default() }.or_description(|| self.description)
     }
 }

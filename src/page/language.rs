@@ -32,11 +32,6 @@ pub fn detect_language_in(text: &str, sample_bytes: usize) -> Option<(String, f3
     detect(sample).map(Detection::code_and_confidence)
 }
 
-/// A text's language as the detector read it: the code and the detector's confidence, or
-/// None where it could not tell.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct TextLanguage(pub Option<(String, f32)>);
-
 /// What the detector read in a sample: its language, how confident it is, and whether
 /// whatlang's own test (`Info::is_reliable`) calls it sure.
 #[derive(Debug, Clone, PartialEq)]

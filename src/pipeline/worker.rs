@@ -14,7 +14,6 @@ use crate::extract::{
     parse_page,
 };
 use crate::output::{Row, parse_warc_date};
-use crate::page::language::TextLanguage;
 use crate::page::{Decision, Page, PageFilter, ResponseRecord, decode_page};
 use crate::render::{PageRenderer, Picture};
 
@@ -250,9 +249,9 @@ impl<'a> PageWorker<'a> {
 
 /// The columns computed from the final text; its language from the text unless the
 /// extractor read it already.
-fn annotate(row: &mut Row, language: Option<TextLanguage>) {
+fn annotate(row: &mut Row, language: Option<(String, f32)>) {
     let facts = match language {
-        Some(language) => TextFacts::with_language(&row.text, language),
+        Some(language) => TextFacts::with_language(&row.text, Some(language)),
         None => TextFacts::of(&row.text),
     };
     row.language = facts.language;

@@ -380,7 +380,7 @@ fn relative_to_page(values: &[f32], words: &[u32]) -> [Vec<f32>; 2] {
     let minus_mean = values.iter().map(|&v| (f64::from(v) - mean) as f32).collect();
     // Sorted as (value, index) keys: the order within a run of equal values does not
     // matter, and a plain sort of numbers is faster than one comparing through indices.
-    let mut keyed: Vec<(u32, usize)> = values.iter().enumerate().map(|(i, &v)| (total_order_key(v), i)).collect();
+    let mut keyed: Vec<(u32, usize)> = values.iter().enumerate().map(|(i, &v)| (super::decide::total_order_key_f32(v), i)).collect();
     keyed.sort_unstable();
     let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut percentile = vec![0.0; values.len()];
@@ -397,13 +397,6 @@ fn relative_to_page(values: &[f32], words: &[u32]) -> [Vec<f32>; 2] {
         start = end;
     }
     [minus_mean, percentile]
-}
-
-/// A number whose unsigned order is `x`'s [`f32::total_cmp`] order.
-fn total_order_key(x: f32) -> u32 {
-    let bits = x.to_bits();
-    // Negative numbers: all bits flipped (larger magnitude, smaller key); others: the sign bit set.
-    if bits >> 31 == 1 { !bits } else { bits | (1 << 31) }
 }
 
 fn flag(b: bool) -> f32 {
@@ -476,16 +469,6 @@ fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_order_numbers_as_total_cmp_does() {
-        let values = [f32::NEG_INFINITY, -2.5, -1e-30, -0.0, 0.0, 1e-30, 0.5, 1.0, f32::INFINITY, f32::NAN, -f32::NAN];
-        for a in values {
-            for b in values {
-                assert_eq!(total_order_key(a).cmp(&total_order_key(b)), a.total_cmp(&b), "{a} against {b}");
-            }
-        }
-    }
 
     #[test]
     fn names_and_rows_agree_in_length() {

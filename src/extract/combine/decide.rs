@@ -79,6 +79,12 @@ fn total_order_key(x: f64) -> u64 {
     if bits >> 63 == 1 { !bits } else { bits | (1 << 63) }
 }
 
+/// [`total_order_key`] of an `f32`, in its own bits.
+pub(super) fn total_order_key_f32(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits >> 31 == 1 { !bits } else { bits | (1 << 31) }
+}
+
 /// The word F1 the probabilities expect of the blocks in `content` (0 when they expect no
 /// gold words): the figure [`Decision::ExpectedF1`] maximises, for any choice of blocks.
 pub fn expected_f1(probabilities: &[f64], words: &[u32], content: &[bool]) -> f64 {
@@ -101,10 +107,12 @@ mod tests {
 
     #[test]
     fn keys_order_numbers_as_total_cmp_does() {
-        let values = [f64::NEG_INFINITY, -2.5, -1e-300, -0.0, 0.0, 1e-300, 0.5, 1.0, f64::INFINITY, f64::NAN, -f64::NAN];
+        let values = [f64::NEG_INFINITY, -2.5, -1e-30, -0.0, 0.0, 1e-30, 0.5, 1.0, f64::INFINITY, f64::NAN, -f64::NAN];
         for a in values {
             for b in values {
                 assert_eq!(total_order_key(a).cmp(&total_order_key(b)), a.total_cmp(&b), "{a} against {b}");
+                let (a, b) = (a as f32, b as f32);
+                assert_eq!(total_order_key_f32(a).cmp(&total_order_key_f32(b)), a.total_cmp(&b), "{a} against {b} (f32)");
             }
         }
     }
