@@ -465,8 +465,7 @@ impl Cdom {
     pub fn language_of(&self, content: &[bool]) -> Option<(String, f32)> {
         let sample = &self.language_sample;
         let detection = sample.detection.as_ref().filter(|d| d.reliable && sample.enough_letters)?;
-        let is_code = |leaf| self.closest(leaf, |node| node.has_tag("pre") || node.has_tag("code")).is_some();
-        if sample.leaves.iter().any(|&leaf| is_code(leaf)) {
+        if sample.leaves.iter().any(|&leaf| self.in_code(leaf)) {
             return None;
         }
         let kept = self.leaves.iter().zip(content).filter(|&(_, &keep)| keep).map(|(&leaf, _)| leaf);
@@ -765,6 +764,23 @@ impl Cdom {
         words
     }
 
+    /// Leaves out the blocks that are data for the page's scripts, not text: a JSON object
+    /// or array of [`MIN_DATA_BYTES`] or more outside code (Amazon writes a grid's whole
+    /// state, 33 KB of it, into a `div` its style sheet hides). A JSON example inside `pre`
+    /// or `code` is the page's content and stays.
+    pub fn drop_script_data(&self, content: &mut [bool]) {
+        for (i, &leaf) in self.leaves.iter().enumerate() {
+            if content.get(i).copied().unwrap_or(false) && is_json_data(&self.nodes[leaf].text) && !self.in_code(leaf) {
+                content[i] = false;
+            }
+        }
+    }
+
+    /// Whether a node is (inside) `pre` or `code`.
+    fn in_code(&self, id: usize) -> bool {
+        self.closest(id, |node| node.has_tag("pre") || node.has_tag("code")).is_some()
+    }
+
     /// Leaves out a table of contents whose headings are kept: a list of two items or more,
     /// each the text of a kept heading of the page (less a permalink mark), repeats those
     /// headings' words. Its items stay where a heading they name is not kept.
@@ -1034,6 +1050,19 @@ pub fn collapse_whitespace(text: &str) -> String {
         out.push_str(word);
     }
     out
+}
+
+/// The shortest JSON that [`Cdom::drop_script_data`] takes for data: a sentence that
+/// happens to be a bracketed list, or a short `{}` in prose, stays text.
+const MIN_DATA_BYTES: usize = 64;
+
+/// Whether a block's text is one JSON object or array of [`MIN_DATA_BYTES`] or more.
+fn is_json_data(text: &str) -> bool {
+    let text = text.trim();
+    let bytes = text.as_bytes();
+    text.len() >= MIN_DATA_BYTES
+        && matches!((bytes.first(), bytes.last()), (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']')))
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// Text that only closes what comes before it: a sentence's full stop, a comma, a closing
@@ -1467,6 +1496,20 @@ mod tests {
         let mut content = vec![true, true, true, true, false, true, true, true];
         page.drop_contents_lists(&mut content);
         assert_eq!(content, [true, true, true, true, false, true, true, true]);
+    }
+
+    #[test]
+    fn the_scripts_json_is_left_out_but_not_a_json_example_or_a_bracketed_sentence() {
+        let state = r#"{"painterId":"AsinGridWidget","asins":["B0CXGXT6W8","B0CYNFWD2R"],"offset":0,"limit":20}"#;
+        let example = r#"{ "bindings": [ { "authLevel": "function", "type": "httpTrigger" } ] }"#;
+        let page = cdom(&format!(
+            "<body><div class=hidden>{state}</div><p>[Update: the grid now loads twenty headphones a page, as it did before.]</p>\
+             <pre>{example}</pre><p>The binding file above is {{ what the host reads }}.</p></body>"
+        ));
+        assert_eq!(page.leaves.len(), 4);
+        let mut content = vec![true; 4];
+        page.drop_script_data(&mut content);
+        assert_eq!(content, [false, true, true, true]);
     }
 
     #[test]
