@@ -1052,8 +1052,8 @@ pub fn collapse_whitespace(text: &str) -> String {
     out
 }
 
-/// The shortest JSON that [`Cdom::drop_script_data`] takes for data: a sentence that
-/// happens to be a bracketed list, or a short `{}` in prose, stays text.
+/// The shortest JSON that [`Cdom::drop_script_data`] takes for data: a short `{}` or
+/// `["a", "b"]` in prose stays text (a bracketed sentence is no JSON at any length).
 const MIN_DATA_BYTES: usize = 64;
 
 /// Whether a block's text is one JSON object or array of [`MIN_DATA_BYTES`] or more.
