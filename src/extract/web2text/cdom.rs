@@ -383,8 +383,8 @@ pub struct Cdom {
 /// A sample of blocks the language detector read, and what it said.
 #[derive(Debug, Clone, Default)]
 struct LanguageSample {
-    /// The blocks read (node ids), longest first.
-    leaves: Vec<usize>,
+    /// The blocks read, as positions in [`Cdom::leaves`], longest first.
+    blocks: Vec<usize>,
     detection: Option<language::Detection>,
     enough_letters: bool,
 }
@@ -459,54 +459,39 @@ impl Cdom {
 
     /// The language of the text of the leaves marked `content` and the detector's
     /// confidence, where the page's own detection already read it: when the page's
-    /// longest blocks, the sample it read, are all kept and none is code (code reads as
-    /// French to the detector), and the detector was sure of them. None otherwise: the
-    /// text's language is then read from the text.
+    /// longest blocks, the sample it read, are all kept (they are then the text's longest
+    /// too, the same sample) and none is code (code reads as French to the detector), and
+    /// the detector was sure of them. None otherwise: the text's language is then read
+    /// from the text.
     pub fn language_of(&self, content: &[bool]) -> Option<(String, f32)> {
         let sample = &self.language_sample;
         let detection = sample.detection.as_ref().filter(|d| d.reliable && sample.enough_letters)?;
-        if sample.leaves.iter().any(|&leaf| self.in_code(leaf)) {
-            return None;
-        }
-        let kept = self.leaves.iter().zip(content).filter(|&(_, &keep)| keep).map(|(&leaf, _)| leaf);
-        (self.longest_leaves(kept) == sample.leaves).then(|| (detection.code.clone(), detection.confidence))
+        let kept = sample.blocks.iter().all(|&i| content.get(i).copied().unwrap_or(false));
+        let code = sample.blocks.iter().any(|&i| self.in_code(self.leaves[i]));
+        (kept && !code).then(|| (detection.code.clone(), detection.confidence))
     }
 
-    /// The longest of `leaves` (first in document order among equals), longest first, as
-    /// many as fill the detector's sample: a kilobyte of prose tells the language, and
-    /// the detector's cost grows with the sample.
-    fn longest_leaves(&self, leaves: impl Iterator<Item = usize>) -> Vec<usize> {
-        let mut longest: Vec<usize> = leaves.collect();
-        longest.sort_by_key(|&leaf| std::cmp::Reverse(self.nodes[leaf].text.len()));
-        let mut bytes = 0;
-        let taken = longest
-            .iter()
-            .position(|&leaf| {
-                let full = bytes >= LANGUAGE_SAMPLE_BYTES;
-                bytes += self.nodes[leaf].text.len() + 1;
-                full
-            })
-            .unwrap_or(longest.len());
-        longest.truncate(taken);
-        longest
-    }
-
-    /// The detector's sample of `leaves`: their text, a line each, cut to its size.
-    fn sample_of(&self, leaves: &[usize]) -> String {
-        let mut sample = String::new();
-        for &leaf in leaves {
-            sample.push_str(&self.nodes[leaf].text);
-            sample.push('\n');
-        }
-        sample.truncate(language::floor_char_boundary(&sample, LANGUAGE_SAMPLE_BYTES));
-        sample
-    }
-
-    /// Reads the language of the page's longest blocks.
+    /// Reads the language of the page's longest blocks (first in document order among
+    /// equals), as many as fill the detector's sample: a kilobyte of prose tells the
+    /// language, and the detector's cost grows with the sample.
     fn detect_language(&mut self) {
-        let leaves = self.longest_leaves(self.leaves.iter().copied());
-        let sample = self.sample_of(&leaves);
-        self.language_sample = LanguageSample { leaves, detection: language::detect(&sample), enough_letters: language::has_enough_letters(&sample) };
+        let mut blocks: Vec<usize> = (0..self.leaves.len()).collect();
+        blocks.sort_by_key(|&i| std::cmp::Reverse(self.nodes[self.leaves[i]].text.len()));
+        let mut sample = String::new();
+        let taken = blocks
+            .iter()
+            .position(|&i| {
+                if sample.len() >= LANGUAGE_SAMPLE_BYTES {
+                    return true;
+                }
+                sample.push_str(&self.nodes[self.leaves[i]].text);
+                sample.push('\n');
+                false
+            })
+            .unwrap_or(blocks.len());
+        blocks.truncate(taken);
+        sample.truncate(language::floor_char_boundary(&sample, LANGUAGE_SAMPLE_BYTES));
+        self.language_sample = LanguageSample { blocks, detection: language::detect(&sample), enough_letters: language::has_enough_letters(&sample) };
     }
 
     /// Ancestors of a node, nearest first.
