@@ -31,18 +31,44 @@ pub enum NodeData {
     Other,
 }
 
-/// A set of tag names held as interned atoms: asking whether an element's tag is in it
-/// compares integers, not strings (the extractors ask it for every element of a page).
+/// A set of tag names held as interned atoms, in an open-addressed table keyed by the
+/// hash each atom carries: asking whether an element's tag is in it is one or two integer
+/// comparisons, not a string comparison or a scan of the list (the extractors ask it
+/// several times for every element of a page).
 #[derive(Debug, Clone)]
-pub struct TagSet(Vec<LocalName>);
+pub struct TagSet {
+    /// A power of two in length, at most a quarter full.
+    slots: Vec<Option<LocalName>>,
+}
 
 impl TagSet {
     pub fn of(names: &[&str]) -> Self {
-        Self(names.iter().map(|&n| LocalName::from(n)).collect())
+        let mut set = Self { slots: vec![None; (names.len() * 4).next_power_of_two().max(16)] };
+        for &name in names {
+            let name = LocalName::from(name);
+            if !set.contains(&name) {
+                let slot = set.slot_of(&name);
+                set.slots[slot] = Some(name);
+            }
+        }
+        set
     }
 
     pub fn contains(&self, name: &LocalName) -> bool {
-        self.0.contains(name)
+        self.slots[self.slot_of(name)].is_some()
+    }
+
+    /// The slot that holds `name`, or the empty one where it would go.
+    fn slot_of(&self, name: &LocalName) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut slot = name.get_hash() as usize & mask;
+        while let Some(held) = &self.slots[slot] {
+            if held == name {
+                break;
+            }
+            slot = (slot + 1) & mask;
+        }
+        slot
     }
 }
 
@@ -266,6 +292,29 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_tag_set_holds_exactly_its_names() {
+        let names = ["a", "span", "b", "my-widget", "blink", "a"];
+        let set = TagSet::of(&names);
+        for name in names {
+            assert!(set.contains(&LocalName::from(name)), "{name}");
+        }
+        for name in ["div", "p", "li", "your-widget", "", "spa"] {
+            assert!(!set.contains(&LocalName::from(name)), "{name}");
+        }
+        // Every tag answers as a scan of the list would, in a set of any size.
+        let all = [
+            "address", "article", "aside", "blockquote", "body", "br", "div", "dl", "footer", "form", "h1", "h2", "h3", "header", "li", "main", "nav", "ol",
+            "p", "pre", "section", "table", "td", "th", "tr", "ul", "x-card", "my-widget",
+        ];
+        for size in [0, 1, 7, all.len()] {
+            let set = TagSet::of(&all[..size]);
+            for &name in &all {
+                assert_eq!(set.contains(&LocalName::from(name)), all[..size].contains(&name), "{name} in {size}");
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! has no source offsets, so a running count of text and markup characters (tag names,
 //! attributes, brackets) stands in for them.
 
-use html5ever::local_name;
+use html5ever::{LocalName, local_name};
 use std::sync::LazyLock;
 
 use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet};
@@ -304,11 +304,20 @@ fn has_email(text: &str) -> bool {
     })
 }
 
+/// A leaf's own place in its chain of tags, written `#text` (no element has the empty name).
+pub const TEXT_TAG: LocalName = local_name!("");
+
+/// A tag of a chain as written: `#text` for [`TEXT_TAG`].
+fn tag_name(tag: &LocalName) -> &str {
+    if tag.is_empty() { "#text" } else { tag }
+}
+
 /// One CDOM node.
 #[derive(Debug, Clone)]
 pub struct CNode {
-    /// The collapsed chain of tags, outermost first; a leaf's chain ends in `#text`.
-    pub tags: Vec<String>,
+    /// The collapsed chain of tags, outermost first; a leaf's chain ends in [`TEXT_TAG`]
+    /// (`#text`). Atoms: the features ask each block about some forty tags.
+    pub tags: Vec<LocalName>,
     /// The class attribute of each element in the chain (trimmed), parallel to `tags`.
     pub classes: Vec<String>,
     pub parent: Option<usize>,
@@ -331,8 +340,13 @@ pub struct CNode {
 }
 
 impl CNode {
-    pub fn has_tag(&self, tag: &str) -> bool {
-        self.tags.iter().any(|t| t == tag)
+    pub fn has_tag(&self, tag: &LocalName) -> bool {
+        self.tags.contains(tag)
+    }
+
+    /// The chain of tags as written, `#text` for a leaf's own: `li>a>#text`.
+    pub fn tag_path(&self) -> String {
+        self.tags.iter().map(tag_name).collect::<Vec<_>>().join(">")
     }
 }
 
@@ -576,7 +590,7 @@ impl Cdom {
     /// trees keep some lines of a block and drop the others.
     pub fn fill_code_blocks(&self, content: &mut [bool], min_kept_share: f64) {
         let n = content.len().min(self.leaves.len());
-        let pre_of: Vec<Option<usize>> = (0..n).map(|i| self.closest(self.leaves[i], |node| node.has_tag("pre"))).collect();
+        let pre_of: Vec<Option<usize>> = (0..n).map(|i| self.closest(self.leaves[i], |node| node.has_tag(&local_name!("pre")))).collect();
         let words = self.words_by_group(&pre_of, content);
         for (kept, pre) in content.iter_mut().zip(&pre_of) {
             if pre.is_some_and(|p| words.get(&p).is_some_and(|w| w.reach(min_kept_share))) {
@@ -607,7 +621,7 @@ impl Cdom {
     /// A data table holds no other table and no cell of more than `max_cell_words` words.
     pub fn fill_data_tables(&self, content: &mut [bool], min_kept_share: f64, max_cell_words: usize) {
         let n = content.len().min(self.leaves.len());
-        let is_cell = |id: usize| self.nodes[id].has_tag("td") || self.nodes[id].has_tag("th");
+        let is_cell = |id: usize| self.nodes[id].has_tag(&local_name!("td")) || self.nodes[id].has_tag(&local_name!("th"));
         // Each leaf's nearest table and cell, and each table's characters and header cells.
         let mut table_of: Vec<Option<usize>> = vec![None; n];
         let mut cell_of: Vec<Option<usize>> = vec![None; n];
@@ -616,17 +630,17 @@ impl Cdom {
             let leaf = self.leaves[i];
             let mut cell = is_cell(leaf).then_some(leaf);
             for a in self.ancestors(leaf) {
-                if self.nodes[a].has_tag("table") {
+                if self.nodes[a].has_tag(&local_name!("table")) {
                     *slot = Some(a);
                     cell_of[i] = cell;
-                    if let Some(outer) = self.ancestors(a).find(|&o| self.nodes[o].has_tag("table")) {
+                    if let Some(outer) = self.ancestors(a).find(|&o| self.nodes[o].has_tag(&local_name!("table"))) {
                         tables.entry(outer).or_default().holds_table = true;
                     }
                     let shape = tables.entry(a).or_default();
                     let stats = &self.nodes[leaf].stats;
                     shape.chars += stats.chars;
                     shape.link_chars += stats.link_chars;
-                    shape.has_header_cell |= cell.is_some_and(|c| self.nodes[c].has_tag("th"));
+                    shape.has_header_cell |= cell.is_some_and(|c| self.nodes[c].has_tag(&local_name!("th")));
                     shape.too_long |= cell.is_some_and(|c| self.nodes[c].stats.words > max_cell_words);
                     break;
                 }
@@ -653,7 +667,7 @@ impl Cdom {
         // In a table of records (header cells, links under RECORD_LINK_SHARE of its
         // characters: an infobox, a spec sheet) every link is a value: "Capital |
         // Wellington", "Governor-General | Patsy Reddy". A navigation box of links is not.
-        let row_of = |cell: usize| self.closest(cell, |n| n.has_tag("tr"));
+        let row_of = |cell: usize| self.closest(cell, |n| n.has_tag(&local_name!("tr")));
         let mut cells_with_words: foldhash::HashMap<usize, Vec<usize>> = Default::default();
         for i in 0..n {
             if content[i]
@@ -698,8 +712,8 @@ impl Cdom {
         let groups: Vec<Option<(usize, usize)>> = (0..n)
             .map(|i| {
                 let leaf = self.leaves[i];
-                let item = self.closest(leaf, |n| n.has_tag("li"))?;
-                let list = self.closest(item, |n| n.has_tag("ul") || n.has_tag("ol"))?;
+                let item = self.closest(leaf, |n| n.has_tag(&local_name!("li")))?;
+                let list = self.closest(item, |n| n.has_tag(&local_name!("ul")) || n.has_tag(&local_name!("ol")))?;
                 Some((item, list))
             })
             .collect();
@@ -763,7 +777,7 @@ impl Cdom {
 
     /// Whether a node is (inside) `pre` or `code`.
     fn in_code(&self, id: usize) -> bool {
-        self.closest(id, |node| node.has_tag("pre") || node.has_tag("code")).is_some()
+        self.closest(id, |node| node.has_tag(&local_name!("pre")) || node.has_tag(&local_name!("code"))).is_some()
     }
 
     /// Leaves out a table of contents whose headings are kept: a list of two items or more,
@@ -771,7 +785,9 @@ impl Cdom {
     /// headings' words. Its items stay where a heading they name is not kept.
     pub fn drop_contents_lists(&self, content: &mut [bool]) {
         let n = content.len().min(self.leaves.len());
-        let is_heading = |node: &CNode| ["h1", "h2", "h3", "h4", "h5", "h6"].iter().any(|h| node.has_tag(h));
+        let is_heading = |node: &CNode| {
+            [local_name!("h1"), local_name!("h2"), local_name!("h3"), local_name!("h4"), local_name!("h5"), local_name!("h6")].iter().any(|h| node.has_tag(h))
+        };
         let mut heading_text: foldhash::HashMap<usize, (String, bool)> = Default::default();
         let mut items: foldhash::HashMap<usize, (usize, String)> = Default::default();
         let mut of_list: Vec<Option<usize>> = vec![None; n];
@@ -783,8 +799,8 @@ impl Cdom {
                 entry.0.push(' ');
                 entry.0.push_str(text);
                 entry.1 |= content[i];
-            } else if let Some(item) = self.closest(leaf, |n| n.has_tag("li"))
-                && let Some(list) = self.closest(item, |n| n.has_tag("ul") || n.has_tag("ol"))
+            } else if let Some(item) = self.closest(leaf, |n| n.has_tag(&local_name!("li")))
+                && let Some(list) = self.closest(item, |n| n.has_tag(&local_name!("ul")) || n.has_tag(&local_name!("ol")))
             {
                 let entry = items.entry(item).or_insert_with(|| (list, String::new()));
                 entry.1.push(' ');
@@ -845,7 +861,7 @@ impl Cdom {
             .chain(self.ancestors(id))
             .map(|n| {
                 let node = &self.nodes[n];
-                node.tags.iter().zip(&node.classes).map(|(t, c)| format!("{t}.{c}")).collect::<Vec<_>>().join(">")
+                node.tags.iter().zip(&node.classes).map(|(t, c)| format!("{}.{c}", tag_name(t))).collect::<Vec<_>>().join(">")
             })
             .collect();
         parts.reverse();
@@ -882,7 +898,7 @@ impl Builder<'_> {
         match &dom.nodes[id].data {
             NodeData::Text(text) => {
                 self.offset += text.len();
-                self.leaf(id, text, "#text", "", self.offset - text.len())
+                self.leaf(id, text, self.offset - text.len())
             }
             NodeData::Element(element) => {
                 let tag = element.tag();
@@ -908,7 +924,7 @@ impl Builder<'_> {
                 self.in_code += usize::from(code);
                 let kept: Vec<usize> = if depth >= MAX_DEPTH {
                     let text = self.subtree_text(id);
-                    self.leaf(id, &text, "#text", "", start).into_iter().collect()
+                    self.leaf(id, &text, start).into_iter().collect()
                 } else {
                     dom.children(id).iter().filter_map(|&c| self.node(c, depth + 1)).collect()
                 };
@@ -923,7 +939,7 @@ impl Builder<'_> {
                     &[only] => {
                         // Merge the single-child parent into its child.
                         let node = &mut self.cdom.nodes[only];
-                        node.tags.insert(0, tag.to_string());
+                        node.tags.insert(0, name.clone());
                         node.classes.insert(0, element.class().to_string());
                         if tag == "a" {
                             node.stats.link_chars = node.stats.chars;
@@ -947,7 +963,7 @@ impl Builder<'_> {
                             self.cdom.nodes[child].parent = Some(me);
                         }
                         self.cdom.nodes.push(CNode {
-                            tags: vec![tag.to_string()],
+                            tags: vec![name.clone()],
                             classes: vec![element.class().to_string()],
                             parent: None,
                             children: kept,
@@ -971,7 +987,7 @@ impl Builder<'_> {
         }
     }
 
-    fn leaf(&mut self, dom_node: NodeId, raw: &str, tag: &str, class: &str, start: usize) -> Option<usize> {
+    fn leaf(&mut self, dom_node: NodeId, raw: &str, start: usize) -> Option<usize> {
         let text = collapse_whitespace(raw);
         if text.is_empty() {
             self.pending_space |= !raw.is_empty();
@@ -983,8 +999,8 @@ impl Builder<'_> {
         self.pending_space = raw.ends_with(is_space);
         let id = self.cdom.nodes.len();
         self.cdom.nodes.push(CNode {
-            tags: vec![tag.to_string()],
-            classes: vec![class.to_string()],
+            tags: vec![TEXT_TAG],
+            classes: vec![String::new()],
             parent: None,
             children: Vec::new(),
             stats: TextStats::of(&text),
@@ -1240,19 +1256,19 @@ mod tests {
         );
         let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
         assert_eq!(texts, ["Home", "News", "First paragraph of the story.", "Second", "one", "."]);
-        let tags = |i: usize| page.nodes[page.leaves[i]].tags.join(">");
+        let tags = |i: usize| page.nodes[page.leaves[i]].tag_path();
         assert_eq!(tags(0), "li>a>#text");
         assert_eq!(tags(1), "li>span>b>#text");
         assert_eq!(tags(2), "p>#text");
         assert_eq!(tags(4), "i>#text");
         // The two list items share the <ul>, merged with its single-child <div>.
-        let parent = |i: usize| page.nodes[page.leaves[i]].parent.map(|p| page.nodes[p].tags.join(">"));
+        let parent = |i: usize| page.nodes[page.leaves[i]].parent.map(|p| page.nodes[p].tag_path());
         assert_eq!(parent(0).as_deref(), Some("div>ul"));
         assert_eq!(parent(0), parent(1));
         assert_eq!(parent(3).as_deref(), Some("p"));
         // body has two kept children (the ul and the story's div): it is the root.
         let root = page.root.unwrap();
-        assert_eq!(page.nodes[root].tags, ["body"]);
+        assert_eq!(page.nodes[root].tag_path(), "body");
         assert_eq!(page.nodes[root].children.len(), 2);
         // Line breaks: between list items and paragraphs, not inside a paragraph.
         let breaks: Vec<bool> = page.leaves.iter().map(|&l| page.nodes[l].break_before).collect();

@@ -3,18 +3,59 @@
 //! ratios clipped to the paper's bounds); the model standardises them with the
 //! training set's mean and standard deviation, stored with it.
 
+use html5ever::{LocalName, local_name};
+
 use super::cdom::{Cdom, TextStats};
 
 pub const BLOCK_FEATURES: usize = 128;
 pub const EDGE_FEATURES: usize = 25;
 
 /// Tags one-hot encoded for the block's own chain (b110–b128).
-const LEAF_TAGS: [&str; 19] =
-    ["a", "p", "td", "b", "li", "span", "i", "tr", "div", "strong", "em", "h3", "h2", "table", "h4", "small", "sup", "h1", "blockquote"];
+const LEAF_TAGS: [LocalName; 19] = [
+    local_name!("a"),
+    local_name!("p"),
+    local_name!("td"),
+    local_name!("b"),
+    local_name!("li"),
+    local_name!("span"),
+    local_name!("i"),
+    local_name!("tr"),
+    local_name!("div"),
+    local_name!("strong"),
+    local_name!("em"),
+    local_name!("h3"),
+    local_name!("h2"),
+    local_name!("table"),
+    local_name!("h4"),
+    local_name!("small"),
+    local_name!("sup"),
+    local_name!("h1"),
+    local_name!("blockquote"),
+];
 /// Tags one-hot encoded for the parent's chain (b49–b68). The paper lists `ul` twice;
 /// the second, always equal to the first, is `section` here.
-const PARENT_TAGS: [&str; 20] =
-    ["td", "div", "p", "tr", "table", "body", "ul", "span", "li", "blockquote", "b", "small", "a", "ol", "section", "i", "form", "dl", "strong", "pre"];
+const PARENT_TAGS: [LocalName; 20] = [
+    local_name!("td"),
+    local_name!("div"),
+    local_name!("p"),
+    local_name!("tr"),
+    local_name!("table"),
+    local_name!("body"),
+    local_name!("ul"),
+    local_name!("span"),
+    local_name!("li"),
+    local_name!("blockquote"),
+    local_name!("b"),
+    local_name!("small"),
+    local_name!("a"),
+    local_name!("ol"),
+    local_name!("section"),
+    local_name!("i"),
+    local_name!("form"),
+    local_name!("dl"),
+    local_name!("strong"),
+    local_name!("pre"),
+];
 
 fn flag(b: bool) -> f32 {
     if b { 1.0 } else { 0.0 }
