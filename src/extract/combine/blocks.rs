@@ -117,6 +117,16 @@ const INPUT_GROUPS: &[InputGroup] = &[
         names: || ANCESTOR_TAGS.iter().map(|t| format!("inside_{t}")).collect(),
         values: |g, i, row| row.extend((0..ANCESTOR_TAGS.len()).map(|b| flag(g.tag_masks[g.nodes[i]] >> b & 1 == 1))),
     },
+    // How much of the page's own summary (its meta description) the block says.
+    InputGroup {
+        names: || names(&["block_words_in_description", "description_words_in_block", "window_description_words_in_block"]),
+        values: |g, i, row| {
+            let [share, covered] = g.description[i];
+            let (lo, hi) = (i.saturating_sub(WINDOW), (i + WINDOW + 1).min(g.description.len()));
+            let window = g.description[lo..hi].iter().map(|d| d[1]).fold(f32::NAN, f32::max);
+            row.extend([share, covered, window]);
+        },
+    },
     // The page's figures, the same in every row.
     InputGroup { names: || names(PAGE_FEATURES), values: |g, _, row| row.extend_from_slice(&g.page) },
     // The classifier's, missing until it has run.
@@ -191,6 +201,67 @@ struct Gathered<'c> {
     class_masks: Vec<u64>,
     tag_masks: Vec<u32>,
     page: [f32; PAGE_FEATURES.len()],
+    /// Per block: the share of its words that are words of the page's description, and the
+    /// share of the description's words it holds (NaN on a page without one).
+    description: Vec<[f32; 2]>,
+}
+
+/// Calls `f` with a key of every word of `text` of three characters or more (runs of
+/// letters and digits, lower-cased): the words [`description_shares`] compares. The key is the
+/// word's hash, so no word is copied but for its case.
+fn for_each_summary_word(text: &str, lower: &mut String, mut f: impl FnMut(u64)) {
+    use std::hash::BuildHasher;
+    let state = foldhash::fast::FixedState::with_seed(0x5ea7);
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        if word.len() < 3 || (!word.is_ascii() && word.chars().count() < 3) {
+            continue;
+        }
+        if word.is_ascii() && !word.bytes().any(|b| b.is_ascii_uppercase()) {
+            f(state.hash_one(word));
+        } else {
+            lower.clear();
+            lower.extend(word.chars().flat_map(char::to_lowercase));
+            f(state.hash_one(lower.as_str()));
+        }
+    }
+}
+
+/// [`Gathered::description`] for every block: how much of the page's own summary (its meta
+/// description) the block says. Pages summarise their main text, in every language: a
+/// product page its product, a news page its lead.
+fn description_shares(cdom: &Cdom, description: Option<&str>) -> Vec<[f32; 2]> {
+    let mut lower = String::new();
+    // Each distinct word of the description and its position.
+    let mut words: foldhash::HashMap<u64, usize> = Default::default();
+    if let Some(description) = description {
+        for_each_summary_word(description, &mut lower, |w| {
+            let next = words.len();
+            words.entry(w).or_insert(next);
+        });
+    }
+    if words.is_empty() {
+        return vec![[f32::NAN; 2]; cdom.leaves.len()];
+    }
+    // The last block that held each description word, so each counts once a block.
+    let mut held_by = vec![usize::MAX; words.len()];
+    cdom.leaves
+        .iter()
+        .enumerate()
+        .map(|(block, &l)| {
+            let (mut count, mut hits, mut held) = (0usize, 0usize, 0usize);
+            for_each_summary_word(&cdom.nodes[l].text, &mut lower, |w| {
+                count += 1;
+                if let Some(&at) = words.get(&w) {
+                    hits += 1;
+                    if held_by[at] != block {
+                        held_by[at] = block;
+                        held += 1;
+                    }
+                }
+            });
+            [if count == 0 { 0.0 } else { hits as f32 / count as f32 }, held as f32 / words.len() as f32]
+        })
+        .collect()
 }
 
 impl Gathered<'_> {
@@ -305,6 +376,7 @@ impl BlockTable {
             class_masks,
             tag_masks,
             page: [0.0; PAGE_FEATURES.len()],
+            description: description_shares(&cdom, dom.description().as_deref()),
         };
 
         let either = gathered.share(|c| c.in_article || c.in_list_view);
@@ -481,6 +553,31 @@ mod tests {
         let table = BlockTable::of(&PageAnalysis::new(&dom));
         assert_eq!(table.len(), 3);
         assert_eq!(table.rows.len(), 3 * feature_count());
+    }
+
+    #[test]
+    fn a_block_that_says_the_pages_description_is_told_apart() {
+        let page = |head: &str| {
+            Dom::parse_unbounded(&format!(
+                "<head>{head}</head><body><nav><a href=/>Home</a></nav>\
+                 <p>Die Bürgerinnen und Bürger WÄHLEN heute einen neuen Stadtrat.</p><p>Mehr zum Thema</p></body>"
+            ))
+        };
+        let dom = page("<meta name=description content='Bürgerinnen und Bürger wählen heute den Stadtrat'>");
+        let cdom = Cdom::build_skipping(&dom, &SKIPPED_BUT_NOSCRIPT);
+        let shares = description_shares(&cdom, dom.description().as_deref());
+        let texts: Vec<&str> = cdom.leaves.iter().map(|&l| cdom.nodes[l].text.as_str()).collect();
+        assert_eq!(texts.len(), 3, "{texts:?}");
+        // The lead: of its 9 words of three letters or more, 6 are the description's, case
+        // aside (umlauts too; "die", "einen", "neuen" are not), and it holds 6 of the
+        // description's 7 ("den" it does not).
+        assert_eq!(shares[1], [6.0 / 9.0, 6.0 / 7.0]);
+        assert_eq!(shares[0], [0.0, 0.0]);
+        assert_eq!(shares[2], [0.0, 0.0]);
+        // No description: the inputs are missing, not zero.
+        let bare = page("");
+        let shares = description_shares(&Cdom::build_skipping(&bare, &SKIPPED_BUT_NOSCRIPT), bare.description().as_deref());
+        assert!(shares.iter().flatten().all(|v| v.is_nan()));
     }
 
     #[test]
