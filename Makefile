@@ -1,6 +1,11 @@
 # goce-warc: the targets a user and CI run. `make help` lists them.
 SHELL := bash
 CARGO ?= cargo
+# Profile-guided optimisation (scripts/pgo.sh, docs/performance.md): where `make setup` recorded
+# a profile, every release build here uses it; the same flags on every cargo call below, so
+# the tests, the lints and the binary share one build.
+PGO_PROFILE := target/pgo/goce-warc.profdata
+RELEASE_CARGO := $(if $(wildcard $(PGO_PROFILE)),RUSTFLAGS="$$RUSTFLAGS -Cprofile-use=$(abspath $(PGO_PROFILE))" ,)$(CARGO)
 SHARED ?= ../shared
 PYTHON ?= .venv/bin/python
 BIN := target/release/goce-warc
@@ -11,7 +16,7 @@ BENCH_WARC := target/data/bench.warc.gz
 # times over (the combiner learns from their snippets since 2026-11-29; its CPU does not depend on that).
 UNSEEN_BENCH_WARC := target/data/trafi-dev-x6.warc.gz
 
-.PHONY: help setup build test lint fuzz fuzz-smoke model bench-cpu bench-markdown model-extract model-web2text eval-web2text bench-e2e bench-gpu bench-scaling eval eval-timed eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-cv eval-unseen eval-markdown eval-trafi eval-classifier eval-new-sites eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
+.PHONY: help setup pgo build test lint fuzz fuzz-smoke model bench-cpu bench-markdown model-extract model-web2text eval-web2text bench-e2e bench-gpu bench-scaling eval eval-timed eval-quickstart eval-warcs eval-languages compare-language-detectors eval-prepass eval-extraction eval-cv eval-unseen eval-markdown eval-trafi eval-classifier eval-new-sites eval-render eval-slurm eval-cc cc-slice cc-slurm bench bench-data contact-sheet sample-warcs demo clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -22,16 +27,22 @@ TORCH ?= cpu
 setup:  ## Install everything (system packages, Python check tools, LibTorch) and build
 	TORCH=$(TORCH) bash scripts/setup.sh
 
+pgo:  ## Record the build's profile again (after changes to the code) and rebuild with it (~12 min)
+	rm -f $(PGO_PROFILE)
+	bash scripts/pgo.sh
+	$(CARGO) clean --release
+	$(MAKE) build
+
 build:  ## Release build of both binaries (goce-warc, and goce-warc-train for training and scoring)
-	$(CARGO) build --release --locked --workspace
+	$(RELEASE_CARGO) build --release --locked --workspace
 
 test:  ## All unit and integration tests (over the project's own fixtures)
-	$(CARGO) test --release --locked --workspace
+	$(RELEASE_CARGO) test --release --locked --workspace
 
 lint:  ## rustfmt check, clippy over every target with warnings as errors (unwrap denied in the library, allowed in tests), the library built without the command line's crates
-	$(CARGO) fmt --check
-	$(CARGO) clippy --release --locked --workspace --all-targets -- -D warnings
-	$(CARGO) check --release --locked -p goce-warc --lib --no-default-features
+	$(RELEASE_CARGO) fmt --check
+	$(RELEASE_CARGO) clippy --release --locked --workspace --all-targets -- -D warnings
+	$(RELEASE_CARGO) check --release --locked -p goce-warc --lib --no-default-features
 
 # The pages whose pictures and model outputs are recorded in models/check for the regression test.
 CHECK_PAGES := $(sort $(wildcard tests/fixtures/pages/*.html))
@@ -89,11 +100,11 @@ $(UNSEEN_BENCH_WARC):
 	python3 $(SHARED)/tools/make_warc.py $(SHARED)/data/trafi-dev --repeat 6 -o $@
 
 bench: bench-data  ## WARC read, extraction and render speed on one core (criterion), then end-to-end and Chromium timings
-	GOCE_BENCH_WARC=$(BENCH_WARC) $(CARGO) bench --locked --bench warc_read
-	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench extract
-	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench render
-	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(CARGO) bench --locked --bench classify
-	$(CARGO) build --release --locked
+	GOCE_BENCH_WARC=$(BENCH_WARC) $(RELEASE_CARGO) bench --locked --bench warc_read
+	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(RELEASE_CARGO) bench --locked --bench extract
+	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(RELEASE_CARGO) bench --locked --bench render
+	GOCE_BENCH_PAGES=$(SHARED)/data/wcxb-dev $(RELEASE_CARGO) bench --locked --bench classify
+	$(RELEASE_CARGO) build --release --locked
 	bash scripts/bench_cpu.sh $(BENCH_WARC)
 	bash scripts/bench_process.sh $(BENCH_WARC)
 	bash scripts/bench_render.sh $(SHARED)/data/wcxb-dev 60
@@ -109,7 +120,7 @@ bench-e2e: build  ## ~22,000 WCXB-dev pages (just over 1 GB gzip) and its first 
 	SHARED=$(SHARED) bash scripts/bench_e2e.sh
 
 bench-gpu: build  ## On a GPU node (TORCH=cuda make setup): CUDA against CPU predictions, ResNet images/s at batch 64, 128 and 256, process end to end with GPU inference
-	BENCH_BIN=$$($(CARGO) bench --locked --no-run --bench classify 2>&1 | grep -o 'target/release/deps/classify-[0-9a-f]*' | head -1) \
+	BENCH_BIN=$$($(RELEASE_CARGO) bench --locked --no-run --bench classify 2>&1 | grep -o 'target/release/deps/classify-[0-9a-f]*' | head -1) \
 	  PAGES=$(SHARED)/data/wcxb-dev MAKE_WARC=$(SHARED)/tools/make_warc.py bash scripts/bench_gpu.sh
 
 bench-scaling: build bench-data  ## Pages/s per worker from 1 worker to all cores (one process; independent processes; the machine alone), with CPU per page and how busy the workers are
@@ -201,7 +212,7 @@ eval-classifier: build  ## goce with each classifier's genre (the default cascad
 	  --extractor goce --extractor combined --json target/eval/classifier-cascade.json
 
 eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged, and the classifier reads the same features from its own parse as from the renderer's (tests/prepass.rs)
-	SHARED=$(abspath $(SHARED)) $(CARGO) test --release --locked --test sessions -- --ignored prepass::
+	SHARED=$(abspath $(SHARED)) $(RELEASE_CARGO) test --release --locked --test sessions -- --ignored prepass::
 
 eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~4 min; report in target/eval/combiner-cv.json)
 	mkdir -p target/eval

@@ -72,7 +72,9 @@ if command -v rustup >/dev/null && ! (cargo fmt --version && cargo clippy --vers
   rustup component add rustfmt clippy || echo "setup: could not add rustfmt/clippy; make lint needs them" >&2
 fi
 
-cargo build --release --locked --workspace
+# A profile of the default's run over the sample WARCs first, then the release build with it.
+bash scripts/pgo.sh
+make --no-print-directory build
 
 say "ready: target/release/goce-warc (and target/release/goce-warc-train, for training and scoring)"
 echo "try:  target/release/goce-warc process sample-warcs/*.warc* --out parquet/"

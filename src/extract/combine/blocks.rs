@@ -122,8 +122,7 @@ const INPUT_GROUPS: &[InputGroup] = &[
         names: || names(&["block_words_in_description", "description_words_in_block", "window_description_words_in_block"]),
         values: |g, i, row| {
             let [share, covered] = g.description[i];
-            let (lo, hi) = (i.saturating_sub(WINDOW), (i + WINDOW + 1).min(g.description.len()));
-            let window = g.description[lo..hi].iter().map(|d| d[1]).fold(f32::NAN, f32::max);
+            let window = g.description[g.window(i)].iter().map(|d| d[1]).fold(f32::NAN, f32::max);
             row.extend([share, covered, window]);
         },
     },
@@ -277,10 +276,16 @@ impl Gathered<'_> {
         }
     }
 
+    /// The blocks within [`WINDOW`] of block `i`, itself included.
+    fn window(&self, i: usize) -> std::ops::Range<usize> {
+        i.saturating_sub(WINDOW)..(i + WINDOW + 1).min(self.words.len())
+    }
+
     /// The share of the blocks within [`WINDOW`] of block `i` (itself included) that `pick` holds for.
     fn window_share(&self, i: usize, pick: fn(&Candidates) -> bool) -> f32 {
-        let (lo, hi) = (i.saturating_sub(WINDOW), (i + WINDOW + 1).min(self.words.len()));
-        (lo..hi).filter(|&j| pick(&self.candidates[j])).count() as f32 / (hi - lo) as f32
+        let window = self.window(i);
+        let len = window.len();
+        window.filter(|&j| pick(&self.candidates[j])).count() as f32 / len as f32
     }
 
     /// The share of the page's words in the blocks `pick` holds for.
