@@ -40,7 +40,7 @@ test:  ## All unit and integration tests (over the project's own fixtures)
 	$(RELEASE_CARGO) test --release --locked --workspace
 
 lint:  ## rustfmt check, clippy over every target with warnings as errors (unwrap denied in the library, allowed in tests), the library built without the command line's crates
-	$(RELEASE_CARGO) fmt --check
+	$(CARGO) fmt --check
 	$(RELEASE_CARGO) clippy --release --locked --workspace --all-targets -- -D warnings
 	$(RELEASE_CARGO) check --release --locked -p goce-warc --lib --no-default-features
 

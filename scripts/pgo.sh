@@ -2,8 +2,8 @@
 # Profile-guided optimisation (`make setup`, `make pgo`; docs/performance.md): builds goce-warc
 # instrumented, runs it over the sample WARCs (the default, and with --markdown), and merges
 # what it recorded into target/pgo/goce-warc.profdata, which every release build the Makefile
-# runs then uses (-Cprofile-use). Only the project's own pages train it, so the binary is the
-# same wherever it is built. Without llvm-profdata (rustup's llvm-tools) it says so and leaves
+# runs then uses (-Cprofile-use). Only the project's own pages train it, so no data from outside
+# the repository shapes the build (the rows never depend on it). Without llvm-profdata (rustup's llvm-tools) it says so and leaves
 # the build plain. Keeps an existing profile; `make pgo` removes it first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
