@@ -72,6 +72,19 @@ impl TagSet {
     }
 }
 
+/// The level (1–6) of a heading tag, `None` for any other.
+pub fn heading_level(name: &LocalName) -> Option<usize> {
+    match *name {
+        local_name!("h1") => Some(1),
+        local_name!("h2") => Some(2),
+        local_name!("h3") => Some(3),
+        local_name!("h4") => Some(4),
+        local_name!("h5") => Some(5),
+        local_name!("h6") => Some(6),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Element {
     pub name: QualName,

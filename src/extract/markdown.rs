@@ -16,7 +16,7 @@
 
 use html5ever::{LocalName, local_name};
 
-use crate::dom::{Dom, NodeData, NodeId, is_tex_script_type};
+use crate::dom::{Dom, NodeData, NodeId, heading_level, is_tex_script_type};
 use crate::extract::web2text::cdom::{Cdom, MAX_DEPTH, PERMALINK_MARKS};
 
 /// What the Markdown holds besides the text and its structure.
@@ -1101,18 +1101,6 @@ fn escape_closing_hashes(text: &str) -> String {
         format!("{trimmed}\\{}", &text[trimmed.len()..])
     } else {
         text.to_string()
-    }
-}
-
-fn heading_level(name: &LocalName) -> Option<usize> {
-    match *name {
-        local_name!("h1") => Some(1),
-        local_name!("h2") => Some(2),
-        local_name!("h3") => Some(3),
-        local_name!("h4") => Some(4),
-        local_name!("h5") => Some(5),
-        local_name!("h6") => Some(6),
-        _ => None,
     }
 }
 

@@ -11,7 +11,7 @@
 use html5ever::{LocalName, local_name};
 use std::sync::LazyLock;
 
-use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet};
+use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet, heading_level};
 use crate::page::language::{self, LANGUAGE_SAMPLE_BYTES, stands_alone};
 
 /// Tags dropped with their subtree before collapsing: no content to extract (the
@@ -60,6 +60,10 @@ pub static SKIPPED_BUT_NOSCRIPT: LazyLock<TagSet> = LazyLock::new(|| {
 static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
 static FORMS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(FORM_TAGS));
 static INLINE: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(INLINE_TAGS));
+
+/// A heading of more words than this is a paragraph set large, not a section's name
+/// ([`Cdom::fill_section_headings`]).
+const SECTION_HEADING_WORDS: usize = 20;
 
 /// Characters counted as punctuation: ASCII's, the full-width marks of Chinese and
 /// Japanese, Arabic's comma and question mark, the Devanagari full stop.
@@ -310,6 +314,11 @@ pub const TEXT_TAG: LocalName = local_name!("");
 /// A tag of a chain as written: `#text` for [`TEXT_TAG`].
 fn tag_name(tag: &LocalName) -> &str {
     if tag.is_empty() { "#text" } else { tag }
+}
+
+/// The level (1–6) of the innermost `h1`–`h6` in a node's chain of tags.
+fn heading_level_of(node: &CNode) -> Option<usize> {
+    node.tags.iter().rev().find_map(heading_level)
 }
 
 /// One CDOM node.
@@ -780,14 +789,57 @@ impl Cdom {
         self.closest(id, |node| node.has_tag(&local_name!("pre")) || node.has_tag(&local_name!("code"))).is_some()
     }
 
+    /// Keeps a heading the trees dropped between kept text: the last block before it and
+    /// the first of its section (up to the next heading of its level or above) are kept, so
+    /// it names a section of the content ("Installing", "The revenge of Samus Aran"). A
+    /// heading alone on its row looks like a menu entry or a teaser, and the trees drop some.
+    /// Headings at the edge of the content (the page's title over the body, "Comments"
+    /// under it) stay as the trees decided: news golds leave titles out.
+    pub fn fill_section_headings(&self, content: &mut [bool]) {
+        let n = content.len().min(self.leaves.len());
+        let heads: Vec<Option<(usize, usize)>> = (0..n)
+            .map(|i| {
+                self.closest(self.leaves[i], |node| heading_level_of(node).is_some()).and_then(|h| heading_level_of(&self.nodes[h]).map(|level| (h, level)))
+            })
+            .collect();
+        // Runs of leaves under one heading element: (first leaf, end, level).
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        let mut i = 0;
+        while i < n {
+            let Some((heading, level)) = heads[i] else {
+                i += 1;
+                continue;
+            };
+            let start = i;
+            while i < n && heads[i].is_some_and(|(h, _)| h == heading) {
+                i += 1;
+            }
+            runs.push((start, i, level));
+        }
+        let words = |i: usize| self.nodes[self.leaves[i]].stats.words;
+        let decided = content[..n].to_vec();
+        for (r, &(start, end, level)) in runs.iter().enumerate() {
+            let heading_words: usize = (start..end).map(words).sum();
+            if decided[start..end].iter().any(|&kept| kept) || heading_words == 0 || heading_words > SECTION_HEADING_WORDS {
+                continue;
+            }
+            let section_end = runs[r + 1..].iter().find(|&&(_, _, l)| l <= level).map_or(n, |&(s, _, _)| s);
+            let first_kept = (end..section_end).find(|&j| heads[j].is_none() && words(j) > 0).is_some_and(|j| decided[j]);
+            // As the trees decided: filling a heading does not fill the subheading under it
+            // (that cost trafi-dev's English pages 0.002 in CV, docs/extraction.md).
+            let last_kept = (0..start).rev().find(|&j| words(j) > 0).is_some_and(|j| decided[j]);
+            if first_kept && last_kept {
+                content[start..end].fill(true);
+            }
+        }
+    }
+
     /// Leaves out a table of contents whose headings are kept: a list of two items or more,
     /// each the text of a kept heading of the page (less a permalink mark), repeats those
     /// headings' words. Its items stay where a heading they name is not kept.
     pub fn drop_contents_lists(&self, content: &mut [bool]) {
         let n = content.len().min(self.leaves.len());
-        let is_heading = |node: &CNode| {
-            [local_name!("h1"), local_name!("h2"), local_name!("h3"), local_name!("h4"), local_name!("h5"), local_name!("h6")].iter().any(|h| node.has_tag(h))
-        };
+        let is_heading = |node: &CNode| heading_level_of(node).is_some();
         let mut heading_text: foldhash::HashMap<usize, (String, bool)> = Default::default();
         let mut items: foldhash::HashMap<usize, (usize, String)> = Default::default();
         let mut of_list: Vec<Option<usize>> = vec![None; n];
@@ -1497,6 +1549,43 @@ mod tests {
         let mut content = vec![true, true, true, true, false, true, true, true];
         page.drop_contents_lists(&mut content);
         assert_eq!(content, [true, true, true, true, false, true, true, true]);
+    }
+
+    #[test]
+    fn a_heading_dropped_between_kept_text_is_kept_but_not_one_at_its_edge() {
+        let page = cdom(
+            "<body><h1>The history of neon signs</h1><p>Neon came to Paris in 1910.</p>\
+             <h2>Into the cities</h2><h3>Las Vegas</h3><p>The Strip lit up in the fifties.</p>\
+             <h2>Related stories</h2><ul><li><a href=/a>Ten signs of the times</a></li></ul></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "The history of neon signs",
+                "Neon came to Paris in 1910.",
+                "Into the cities",
+                "Las Vegas",
+                "The Strip lit up in the fifties.",
+                "Related stories",
+                "Ten signs of the times"
+            ]
+        );
+        // The trees kept the paragraphs only: the h2 between them comes back (its section
+        // reaches past its h3 to the paragraph), not the h3 under it, whose block before is
+        // that dropped h2; the title before the first kept block and the heading over the
+        // dropped links stay out.
+        let mut content = vec![false, true, false, false, true, false, false];
+        page.fill_section_headings(&mut content);
+        assert_eq!(content, [false, true, true, false, true, false, false]);
+        // With the h2 kept, the h3 comes back too.
+        let mut content = vec![false, true, true, false, true, false, false];
+        page.fill_section_headings(&mut content);
+        assert_eq!(content, [false, true, true, true, true, false, false]);
+        // A section whose first block is dropped keeps its heading out.
+        let mut content = vec![false, true, false, false, false, false, true];
+        page.fill_section_headings(&mut content);
+        assert_eq!(content, [false, true, false, false, false, false, true]);
     }
 
     #[test]
