@@ -789,6 +789,11 @@ impl Cdom {
         self.closest(id, |node| node.has_tag(&local_name!("pre")) || node.has_tag(&local_name!("code"))).is_some()
     }
 
+    /// The heading element (`h1`–`h6`) a node is or lies in, and its level.
+    fn heading_of(&self, id: usize) -> Option<(usize, usize)> {
+        std::iter::once(id).chain(self.ancestors(id)).find_map(|a| heading_level_of(&self.nodes[a]).map(|level| (a, level)))
+    }
+
     /// Keeps a heading the trees dropped between kept text: the last block before it and
     /// the first of its section (up to the next heading of its level or above) are kept, so
     /// it names a section of the content ("Installing", "The revenge of Samus Aran"). A
@@ -797,11 +802,7 @@ impl Cdom {
     /// under it) stay as the trees decided: news golds leave titles out.
     pub fn fill_section_headings(&self, content: &mut [bool]) {
         let n = content.len().min(self.leaves.len());
-        let heads: Vec<Option<(usize, usize)>> = (0..n)
-            .map(|i| {
-                self.closest(self.leaves[i], |node| heading_level_of(node).is_some()).and_then(|h| heading_level_of(&self.nodes[h]).map(|level| (h, level)))
-            })
-            .collect();
+        let heads: Vec<Option<(usize, usize)>> = (0..n).map(|i| self.heading_of(self.leaves[i])).collect();
         // Runs of leaves under one heading element: (first leaf, end, level).
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
         let mut i = 0;
@@ -818,13 +819,18 @@ impl Cdom {
         }
         let words = |i: usize| self.nodes[self.leaves[i]].stats.words;
         let decided = content[..n].to_vec();
-        for (r, &(start, end, level)) in runs.iter().enumerate() {
+        for &(start, end, level) in &runs {
             let heading_words: usize = (start..end).map(words).sum();
             if decided[start..end].iter().any(|&kept| kept) || heading_words == 0 || heading_words > SECTION_HEADING_WORDS {
                 continue;
             }
-            let section_end = runs[r + 1..].iter().find(|&&(_, _, l)| l <= level).map_or(n, |&(s, _, _)| s);
-            let first_kept = (end..section_end).find(|&j| heads[j].is_none() && words(j) > 0).is_some_and(|j| decided[j]);
+            // The section's first block with words, before a heading of this level or above.
+            let first_kept = (end..n)
+                .find(|&j| match heads[j] {
+                    Some((_, l)) => l <= level,
+                    None => words(j) > 0,
+                })
+                .is_some_and(|j| heads[j].is_none() && decided[j]);
             // As the trees decided: filling a heading does not fill the subheading under it
             // (that cost trafi-dev's English pages 0.002 in CV, docs/extraction.md).
             let last_kept = (0..start).rev().find(|&j| words(j) > 0).is_some_and(|j| decided[j]);
@@ -839,14 +845,13 @@ impl Cdom {
     /// headings' words. Its items stay where a heading they name is not kept.
     pub fn drop_contents_lists(&self, content: &mut [bool]) {
         let n = content.len().min(self.leaves.len());
-        let is_heading = |node: &CNode| heading_level_of(node).is_some();
         let mut heading_text: foldhash::HashMap<usize, (String, bool)> = Default::default();
         let mut items: foldhash::HashMap<usize, (usize, String)> = Default::default();
         let mut of_list: Vec<Option<usize>> = vec![None; n];
         for i in 0..n {
             let leaf = self.leaves[i];
             let text = &self.nodes[leaf].text;
-            if let Some(h) = self.closest(leaf, is_heading) {
+            if let Some((h, _)) = self.heading_of(leaf) {
                 let entry = heading_text.entry(h).or_default();
                 entry.0.push(' ');
                 entry.0.push_str(text);
