@@ -211,18 +211,41 @@ struct Gathered<'c> {
 fn for_each_summary_word(text: &str, lower: &mut String, mut f: impl FnMut(u64)) {
     use std::hash::BuildHasher;
     let state = foldhash::fast::FixedState::with_seed(0x5ea7);
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.len() < 3 || (!word.is_ascii() && word.chars().count() < 3) {
-            continue;
+    let mut key = |word: &str| {
+        if word.len() < 3 {
+            return;
         }
-        if word.is_ascii() && !word.bytes().any(|b| b.is_ascii_uppercase()) {
-            f(state.hash_one(word));
-        } else {
+        if word.is_ascii() {
+            if word.bytes().any(|b| b.is_ascii_uppercase()) {
+                lower.clear();
+                lower.push_str(word);
+                lower.make_ascii_lowercase();
+                f(state.hash_one(lower.as_str()));
+            } else {
+                f(state.hash_one(word));
+            }
+        } else if word.chars().nth(2).is_some() {
             lower.clear();
             lower.extend(word.chars().flat_map(char::to_lowercase));
             f(state.hash_one(lower.as_str()));
         }
+    };
+    // Words are cut at every character that is not alphanumeric; ASCII, nearly all of a
+    // page, is told by its byte (this ran for every word of every block).
+    let bytes = text.as_bytes();
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        let (separates, len) = match bytes[i] {
+            b if b.is_ascii() => (!b.is_ascii_alphanumeric(), 1),
+            _ => text[i..].chars().next().map_or((false, 1), |c| (!c.is_alphanumeric(), c.len_utf8())),
+        };
+        if separates {
+            key(&text[start..i]);
+            start = i + len;
+        }
+        i += len;
     }
+    key(&text[start..]);
 }
 
 /// [`Gathered::description`] for every block: how much of the page's own summary (its meta
@@ -511,6 +534,8 @@ static ANCESTOR_TAG_ATOMS: LazyLock<Vec<LocalName>> = LazyLock::new(|| ANCESTOR_
 fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
     let n = dom.nodes.len();
     let (mut classes, mut tags) = (vec![0u64; n], vec![0u32; n]);
+    // A page repeats its class values on many elements: each distinct value is split once.
+    let mut masks: foldhash::HashMap<&str, u64> = Default::default();
     let mut stack = vec![DOCUMENT];
     while let Some(id) = stack.pop() {
         let (mut c, mut t) = dom.nodes[id].parent.map_or((0, 0), |p| (classes[p], tags[p]));
@@ -518,22 +543,8 @@ fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
             if let Some(bit) = ANCESTOR_TAG_ATOMS.iter().position(|x| *x == e.name.local) {
                 t |= 1 << bit;
             }
-            let id_attr = e.attr("id").unwrap_or("");
-            for word in e.class().split(|ch: char| !ch.is_alphanumeric()).chain(id_attr.split(|ch: char| !ch.is_alphanumeric())) {
-                if word.is_empty() || word.len() > 16 {
-                    continue;
-                }
-                // Lower-cased in a buffer on the stack: a page has thousands of class words.
-                let mut buffer = [0u8; 16];
-                let lower = &mut buffer[..word.len()];
-                lower.copy_from_slice(word.as_bytes());
-                lower.make_ascii_lowercase();
-                let Ok(lower) = std::str::from_utf8(lower) else { continue };
-                let stem = lower.strip_suffix('s').filter(|s| s.len() > 2).unwrap_or(lower);
-                // The first listed of the word and its stem.
-                if let Some(bit) = [stem, lower].iter().filter_map(|w| CLASS_WORD_BITS.get(w)).min() {
-                    c |= 1 << bit;
-                }
+            for value in [e.class(), e.attr("id").unwrap_or("")] {
+                c |= *masks.entry(value).or_insert_with(|| class_word_mask(value));
             }
         }
         classes[id] = c;
@@ -541,6 +552,28 @@ fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
         stack.extend(dom.children(id).iter().copied());
     }
     (classes, tags)
+}
+
+/// The [`CLASS_WORDS`] bits of the words of a class or id value.
+fn class_word_mask(value: &str) -> u64 {
+    let mut mask = 0;
+    for word in value.split(|ch: char| !ch.is_alphanumeric()) {
+        if word.is_empty() || word.len() > 16 {
+            continue;
+        }
+        // Lower-cased in a buffer on the stack.
+        let mut buffer = [0u8; 16];
+        let lower = &mut buffer[..word.len()];
+        lower.copy_from_slice(word.as_bytes());
+        lower.make_ascii_lowercase();
+        let Ok(lower) = std::str::from_utf8(lower) else { continue };
+        let stem = lower.strip_suffix('s').filter(|s| s.len() > 2).unwrap_or(lower);
+        // The first listed of the word and its stem.
+        if let Some(bit) = [stem, lower].iter().filter_map(|w| CLASS_WORD_BITS.get(w)).min() {
+            mask |= 1 << bit;
+        }
+    }
+    mask
 }
 
 #[cfg(test)]

@@ -1100,11 +1100,13 @@ fn is_space(c: char) -> bool {
 
 /// Collapses runs of whitespace (and non-breaking spaces) to one space and trims.
 pub fn collapse_whitespace(text: &str) -> String {
+    let mut words = text.split(is_space).filter(|w| !w.is_empty());
+    // Most text nodes between tags are blank (indentation): they allocate nothing.
+    let Some(first) = words.next() else { return String::new() };
     let mut out = String::with_capacity(text.len());
-    for word in text.split(is_space).filter(|w| !w.is_empty()) {
-        if !out.is_empty() {
-            out.push(' ');
-        }
+    out.push_str(first);
+    for word in words {
+        out.push(' ');
         out.push_str(word);
     }
     out
