@@ -212,7 +212,7 @@ eval-classifier: build  ## goce with each classifier's genre (the default cascad
 	$(TRAIN_BIN) eval --dataset $(SHARED)/data/wcxb-dev --test-domains --split all --classifier cascade \
 	  --extractor goce --extractor combined --json target/eval/classifier-cascade.json
 
-eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged, and the classifier reads the same features from its own parse as from the renderer's (tests/prepass.rs)
+eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged, the classifier reads the same features from its own parse as from the renderer's, and the combiner the same block inputs as from Web2Text's (tests/prepass.rs)
 	SHARED=$(abspath $(SHARED)) $(RELEASE_CARGO) test --release --locked --test sessions -- --ignored prepass::
 
 eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~4 min; report in target/eval/combiner-cv.json)
