@@ -580,6 +580,27 @@ fn class_word_mask(value: &str) -> u64 {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// The byte-wise cut gives the keys of a split at every character that is not
+        /// alphanumeric, each word of three characters or more lower-cased and hashed.
+        #[test]
+        fn summary_words_are_the_runs_of_alphanumeric_characters(
+            chars in proptest::collection::vec(proptest::sample::select(vec!['a', 'Q', 'z', '7', ' ', '.', '-', 'ä', 'Ö', 'ß', 'И', '漢', '\u{a0}', '\u{301}']), 0..60),
+        ) {
+            use std::hash::BuildHasher;
+            let text: String = chars.into_iter().collect();
+            let state = foldhash::fast::FixedState::with_seed(0x5ea7);
+            let expected: Vec<u64> = text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.chars().count() >= 3)
+                .map(|w| state.hash_one(w.chars().flat_map(char::to_lowercase).collect::<String>().as_str()))
+                .collect();
+            let mut got = Vec::new();
+            for_each_summary_word(&text, &mut String::new(), |key| got.push(key));
+            proptest::prop_assert_eq!(got, expected);
+        }
+    }
+
     #[test]
     fn names_and_rows_agree_in_length() {
         assert_eq!(feature_names().len(), feature_count());
