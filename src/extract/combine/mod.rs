@@ -21,6 +21,7 @@ pub use blocks::BlockTable;
 pub use decide::Decision;
 use trees::FlatTrees;
 
+use crate::extract::web2text::cdom::ListEvidence;
 use crate::models::ModelFileError;
 
 pub const MODEL_FILE: &str = crate::models::COMBINER;
@@ -218,17 +219,24 @@ const LIST_ITEM_WORDS: usize = TABLE_CELL_WORDS;
 /// A page's content blocks: those `decision` picks from the probabilities, the blocks
 /// between two of them on one line (the link or the bold word inside a kept sentence), the
 /// rest of a code block with kept words, the other cells of a data table with kept words
-/// (with the links of its kept rows, and every link of a table of records), the other items of a list mostly kept, and
+/// (with the links of its kept rows, and every link of a table of records), the other items of a list mostly kept
+/// (or announced, or inside the kept text with half the cut's evidence from the trees), and
 /// a heading dropped between kept text that opens a kept section; less a table of contents that repeats kept headings,
 /// and less the scripts' JSON data.
 /// Each step kept or raised the domain-grouped CV's word F1 and raised the Markdown's table
 /// rows or list items found (docs/extraction.md).
 pub fn content_blocks(table: &BlockTable, probabilities: &[f64], decision: Decision, threshold: f64) -> Vec<bool> {
     let mut content = decision.content(probabilities, &table.words, threshold);
+    // The page's cut: the least probability of a block with words the decision kept.
+    let cut = (0..content.len().min(probabilities.len()))
+        .filter(|&i| content[i] && table.words.get(i).is_some_and(|&w| w > 0))
+        .map(|i| probabilities[i])
+        .fold(f64::INFINITY, f64::min);
+    let cut = if cut.is_finite() { cut } else { threshold };
     table.cdom.fill_line_gaps(&mut content);
     table.cdom.fill_code_blocks(&mut content, CODE_KEPT_SHARE);
     table.cdom.fill_data_tables(&mut content, TABLE_KEPT_SHARE, TABLE_CELL_WORDS);
-    table.cdom.fill_lists(&mut content, LIST_KEPT_SHARE, LIST_ITEM_WORDS);
+    table.cdom.fill_lists(&mut content, LIST_KEPT_SHARE, LIST_ITEM_WORDS, Some(ListEvidence { probabilities, cut }));
     table.cdom.fill_section_headings(&mut content);
     table.cdom.drop_contents_lists(&mut content);
     table.cdom.drop_script_data(&mut content);

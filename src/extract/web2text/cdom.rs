@@ -76,6 +76,21 @@ const CJK_STOPS: &[char] = &['。', '？', '！'];
 /// The fewest words of a sentence that announces the list after it ("Here are the
 /// courses:"), more than a label's ("Tags:", "Share this:").
 const INTRODUCTION_WORDS: usize = 5;
+/// What ends the sentence before a list inside the kept text ([`Cdom::enclosed_lists`]).
+const SENTENCE_ENDS: &[char] = &['.', ':', '!', '?', '。', '：', '！', '？'];
+/// How much evidence the trees must give a list inside the kept text, as a share of the
+/// page's cut: half (swept in CV at 0, 0.33 and 0.5 with the sentence and at 0 and 0.5
+/// without it; only 0.5 with it lowered no CV figure, docs/extraction.md).
+const ENCLOSED_LIST_EVIDENCE: f64 = 0.5;
+
+/// The trees' probabilities and the page's cut (the least probability of a block with
+/// words that the decision kept), for the fills that weigh the trees' doubt.
+#[derive(Debug, Clone, Copy)]
+pub struct ListEvidence<'a> {
+    pub probabilities: &'a [f64],
+    pub cut: f64,
+}
+
 /// What documentation generators append to a heading as its link ("Usage¶", "Usage 🔗";
 /// Docusaurus writes a zero-width space as the link's text): no word of the heading.
 pub const PERMALINK_MARKS: &[char] = &['¶', '§', '🔗', '\u{200B}'];
@@ -711,11 +726,12 @@ impl Cdom {
     }
 
     /// Keeps every item of a list most of whose words are kept, or announced by the kept
-    /// sentence before it ("Here are some of the courses:"), even with no item kept: a list
-    /// is read whole, and a short item ("Salt", "Docker") or a list of links (course names)
-    /// looks like boilerplate on its own. A list with an item of more than `max_item_words`
-    /// words holds sections (comments, posts), not items.
-    pub fn fill_lists(&self, content: &mut [bool], min_kept_share: f64, max_item_words: usize) {
+    /// sentence before it ("Here are some of the courses:"), even with no item kept, or
+    /// enclosed in the kept text with some evidence from the trees ([`Self::enclosed_lists`],
+    /// given `evidence`): a list is read whole, and a short item ("Salt", "Docker") or a list
+    /// of links (course names) looks like boilerplate on its own. A list with an item of more
+    /// than `max_item_words` words holds sections (comments, posts), not items.
+    pub fn fill_lists(&self, content: &mut [bool], min_kept_share: f64, max_item_words: usize, evidence: Option<ListEvidence>) {
         let n = content.len().min(self.leaves.len());
         // Each leaf's nearest item and that item's list.
         let groups: Vec<Option<(usize, usize)>> = (0..n)
@@ -744,6 +760,9 @@ impl Cdom {
                 }
             }
         }
+        if let Some(evidence) = evidence {
+            introduced.extend(self.enclosed_lists(content, &groups, evidence));
+        }
         for (i, group) in groups.iter().enumerate() {
             let Some((_, list)) = *group else { continue };
             let enough = list_words.get(&list).is_some_and(|w| w.reach(min_kept_share)) || introduced.contains(&list);
@@ -751,6 +770,54 @@ impl Cdom {
                 content[i] = true;
             }
         }
+    }
+
+    /// The lists inside the kept text: the kept line before the list is a sentence of
+    /// [`INTRODUCTION_WORDS`] or more that ends with a stop or a colon ("Kaggle offers fifteen
+    /// free courses."), the first block with words after it is kept too (both outside any
+    /// list), and the trees give the list's dropped words, on average, at least
+    /// [`ENCLOSED_LIST_EVIDENCE`] of the page's cut: a list of course links between two
+    /// paragraphs of the article, not a box of related stories the trees are sure of.
+    fn enclosed_lists(&self, content: &[bool], groups: &[Option<(usize, usize)>], evidence: ListEvidence) -> Vec<usize> {
+        let words = |i: usize| self.nodes[self.leaves[i]].stats.words;
+        let outside_lists = |j: usize| words(j) > 0 && groups[j].is_none();
+        // Each list's first and last leaf.
+        let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+        let mut span_of: foldhash::HashMap<usize, usize> = Default::default();
+        for (i, group) in groups.iter().enumerate() {
+            let Some((_, list)) = *group else { continue };
+            match span_of.get(&list) {
+                Some(&s) => spans[s].2 = i,
+                None => {
+                    span_of.insert(list, spans.len());
+                    spans.push((list, i, i));
+                }
+            }
+        }
+        let mut enclosed = Vec::new();
+        for (list, first, last) in spans {
+            let before = (0..first).rev().find(|&j| outside_lists(j));
+            let after = (last + 1..groups.len()).find(|&j| outside_lists(j));
+            let (Some(before), Some(after)) = (before, after) else { continue };
+            if !content[before] || !content[after] {
+                continue;
+            }
+            let closes_sentence = self.nodes[self.leaves[before]].text.trim_end().ends_with(SENTENCE_ENDS);
+            if !closes_sentence || self.kept_line_words(content, before) < INTRODUCTION_WORDS {
+                continue;
+            }
+            // The word-weighted mean probability of the list's dropped blocks.
+            let (mut expected, mut dropped) = (0.0, 0.0);
+            for j in (first..=last).filter(|&j| !content[j] && groups[j].is_some_and(|(_, l)| l == list)) {
+                let w = words(j) as f64;
+                expected += evidence.probabilities.get(j).copied().unwrap_or(0.0) * w;
+                dropped += w;
+            }
+            if dropped == 0.0 || expected >= ENCLOSED_LIST_EVIDENCE * evidence.cut * dropped {
+                enclosed.push(list);
+            }
+        }
+        enclosed
     }
 
     /// The words of the kept line that leaf `last` ends: the kept leaves back to the one that
@@ -1619,18 +1686,18 @@ mod tests {
         assert_eq!(texts, ["What you need:", "Two cups of flour, sifted twice", "Salt", "Yeast", "Water", "Warm", "Cold", "After the list."]);
         // The outer list's items, links too; the nested list is a list of its own (none kept).
         let mut content = vec![true, true, false, false, false, false, false, true];
-        page.fill_lists(&mut content, 0.5, 50);
+        page.fill_lists(&mut content, 0.5, 50, None);
         assert_eq!(content, [true, true, true, true, true, false, false, true]);
         // A nested list mostly kept is filled alone.
         let mut content = vec![false, false, false, false, false, true, false, false];
-        page.fill_lists(&mut content, 0.5, 50);
+        page.fill_lists(&mut content, 0.5, 50, None);
         assert_eq!(content, [false, false, false, false, false, true, true, false]);
         // Under the share kept, nothing is added; nor to a list with an item over the limit.
         let mut content = vec![false, false, true, false, false, false, false, false];
-        page.fill_lists(&mut content, 0.5, 50);
+        page.fill_lists(&mut content, 0.5, 50, None);
         assert_eq!(content, [false, false, true, false, false, false, false, false]);
         let mut content = vec![true, true, false, false, false, false, false, true];
-        page.fill_lists(&mut content, 0.5, 4);
+        page.fill_lists(&mut content, 0.5, 4, None);
         assert_eq!(content, [true, true, false, false, false, false, false, true]);
     }
 
@@ -1645,20 +1712,59 @@ mod tests {
         assert_eq!(texts.len(), 9, "{texts:?}");
         // One item of four kept (an eighth of the words): the sentence's colon announces the list.
         let mut content = vec![true, false, true, false, false, true, true, false, false];
-        page.fill_lists(&mut content, 0.5, 50);
+        page.fill_lists(&mut content, 0.5, 50, None);
         assert_eq!(content, [true, true, true, true, true, true, true, false, false], "a label ('Tags:') announces nothing");
         // Without the sentence kept, nothing is added.
         let mut content = vec![false, false, true, false, false, false, false, false, false];
-        page.fill_lists(&mut content, 0.5, 50);
+        page.fill_lists(&mut content, 0.5, 50, None);
         assert_eq!(content, [false, false, true, false, false, false, false, false, false]);
         // With it kept, the list is read whole even where the trees kept none of its links.
         let mut content = vec![true, false, false, false, false, false, false, false, false];
-        page.fill_lists(&mut content, 0.5, 50);
+        page.fill_lists(&mut content, 0.5, 50, None);
         assert_eq!(content, [true, true, true, true, true, false, false, false, false]);
         // Not a list of sections (an item over the word limit: comments, posts).
         let mut content = vec![true, false, false, false, false, false, false, false, false];
-        page.fill_lists(&mut content, 0.5, 3);
+        page.fill_lists(&mut content, 0.5, 3, None);
         assert_eq!(content, [true, false, false, false, false, false, false, false, false]);
+    }
+
+    #[test]
+    fn a_list_inside_the_kept_text_is_kept_whole_when_the_trees_half_agree() {
+        let page = cdom(
+            "<body><p>Kaggle offers fifteen free courses on data science.</p><ul><li><a href=/a>Python</a></li>\
+             <li><a href=/b>Intro to SQL</a></li></ul><p>Each course takes a few hours to finish.</p>\
+             <h2>Home</h2><ul><li><a href=/n>News</a></li></ul><p>Every page ends with this notice.</p></body>",
+        );
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Kaggle offers fifteen free courses on data science.",
+                "Python",
+                "Intro to SQL",
+                "Each course takes a few hours to finish.",
+                "Home",
+                "News",
+                "Every page ends with this notice."
+            ]
+        );
+        let kept = [true, false, false, true, false, false, true];
+        let fill = |probabilities: &[f64], cut: f64, kept: &[bool]| {
+            let mut content = kept.to_vec();
+            page.fill_lists(&mut content, 0.5, 50, Some(ListEvidence { probabilities, cut }));
+            content
+        };
+        // The trees give the course links 0.3 where the page's cut is 0.5: more than half of it.
+        let doubted = [0.9, 0.3, 0.3, 0.9, 0.1, 0.3, 0.9];
+        assert_eq!(fill(&doubted, 0.5, &kept), [true, true, true, true, false, false, true], "a heading is no sentence before the menu");
+        // A box the trees are sure of is not content (0.2 under half the cut), nor a list
+        // without evidence, nor one after which the text is dropped.
+        assert_eq!(fill(&[0.9, 0.2, 0.2, 0.9, 0.1, 0.3, 0.9], 0.5, &kept), kept);
+        let mut content = kept.to_vec();
+        page.fill_lists(&mut content, 0.5, 50, None);
+        assert_eq!(content, kept);
+        let dropped_after = [true, false, false, false, false, false, true];
+        assert_eq!(fill(&doubted, 0.5, &dropped_after), dropped_after);
     }
 
     #[test]
@@ -1672,11 +1778,11 @@ mod tests {
         assert!(texts[2].ends_with("selection:") && page.nodes[page.leaves[2]].stats.words < INTRODUCTION_WORDS, "{texts:?}");
         // The line's words count, from the leaf that starts it.
         let mut content = vec![true, true, true, false, false];
-        page.fill_lists(&mut content, 0.5, 50);
+        page.fill_lists(&mut content, 0.5, 50, None);
         assert_eq!(content, [true, true, true, true, true]);
         // Alone, the leaf that closes the sentence is a label's length.
         let mut content = vec![false, false, true, false, false];
-        page.fill_lists(&mut content, 0.5, 50);
+        page.fill_lists(&mut content, 0.5, 50, None);
         assert_eq!(content, [false, false, true, false, false]);
     }
 
