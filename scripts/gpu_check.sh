@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# 2026-11-30: the CUDA path at 7103659 on a lent GPU machine (log 2026-11-30-7103659-h200-check.log).
-# goce-warc built by scripts/build_against_torch.sh against the machine's PyTorch 2.11. Run from the
-# repository root with .gpu/ carried: goce-warc.xz (stripped), pages.tar.xz (wcxb/: the 305 held-out
-# WCXB-dev pages, number 0 mod 5; trafi/: the 470 trafi-dev pages; ground truth cut to the URL) and
-# make_warc.py (../shared/tools).
-set -uo pipefail
+# The CUDA path on a lent GPU machine: the ResNet on CUDA against the CPU, the default `process`
+# with --device cpu / cuda (and --markdown) on WARCs of WCXB-dev's held-out fifth x8 and
+# trafi-dev x6, the ResNet on every page, sample-warcs/ on each --device, and every column of
+# the rows compared. Logs: docs/results/*-check.log (docs/classification.md, "On a GPU").
+# Run from the repository root on the GPU machine with .gpu/ carried (git-ignored):
+#   goce-warc.xz   the stripped binary, built by scripts/build_against_torch.sh against the
+#                  PyTorch wheel the machine holds (its torch/ folder), xz-compressed
+#   pages.tar.xz   wcxb/: the 305 held-out WCXB-dev pages (number 0 mod 5); trafi/: the 470
+#                  trafi-dev pages (html/ID.html.gz, ground-truth/ID.json cut to the URL)
+#   make_warc.py   ../shared/tools/make_warc.py
+# Output: the log, on stdout and in $OUT/log.
 G=$PWD/.gpu; W=/tmp/g; mkdir -p $W
 exec > >(tee "$OUT/log") 2>&1
 T=$(python3 -c "import torch,os;print(os.path.dirname(torch.__file__))")
@@ -28,7 +33,7 @@ echo "== 2. WARC files"
 python3 $G/make_warc.py $W/wcxb --repeat 8 -o $W/wcxb-x8.warc.gz > /dev/null & p1=$!
 python3 $G/make_warc.py $W/trafi --repeat 6 -o $W/trafi-x6.warc.gz > /dev/null & p2=$!
 wait $p1 $p2; ls -l $W/*.warc.gz
-stat() { python3 -c "import json,sys; s=json.load(open(sys.argv[1])); c=s['counts']; p=c['pages']; print(f'  {p} pages in {s[\"seconds\"]:.2f} s = {p/s[\"seconds\"]:.0f} pages/s; classify {s[\"stage_seconds\"][\"classify\"]:.2f} s; rendered for the ResNet {sum(c[\"rendered\"].values())/p:.1%}; workers CPU {s[\"stage_seconds\"][\"workers_cpu\"]:.1f} s')" $1; }
+stat() { python3 -c "import json,sys; s=json.load(open(sys.argv[1])); c=s['counts']; p=c['pages']; print(f'  {p} pages in {s[\"seconds\"]:.2f} s = {p/s[\"seconds\"]:.0f} pages/s; classify {s[\"stage_seconds\"][\"classify\"]:.2f} s; rendered for the ResNet {sum(c.get(\"rendered\", {}).values())/p:.1%}; workers CPU {s[\"stage_seconds\"][\"workers_cpu\"]:.1f} s')" $1; }
 echo "== 3. the default process, -j 16: --device cpu and cuda (and cuda --markdown), two rounds"
 for w in wcxb-x8 trafi-x6; do for r in 1 2; do for d in cpu cuda cuda-md; do
   flags="--device ${d%-md}"; [ $d = cuda-md ] && flags="$flags --markdown"
