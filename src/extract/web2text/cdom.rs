@@ -779,26 +779,50 @@ impl Cdom {
     /// [`ENCLOSED_LIST_EVIDENCE`] of the page's cut: a list of course links between two
     /// paragraphs of the article, not a box of related stories the trees are sure of.
     fn enclosed_lists(&self, content: &[bool], groups: &[Option<(usize, usize)>], evidence: ListEvidence) -> Vec<usize> {
+        let n = groups.len();
         let words = |i: usize| self.nodes[self.leaves[i]].stats.words;
-        let outside_lists = |j: usize| words(j) > 0 && groups[j].is_none();
-        // Each list's first and last leaf.
-        let mut spans: Vec<(usize, usize, usize)> = Vec::new();
-        let mut span_of: foldhash::HashMap<usize, usize> = Default::default();
+        let outside_lists = |i: usize| words(i) > 0 && groups[i].is_none();
+        // The nearest block with words outside any list before and after each leaf, found in
+        // one pass each way (a page of many lists would otherwise be searched once per list).
+        let mut before: Vec<Option<usize>> = vec![None; n];
+        let mut after: Vec<Option<usize>> = vec![None; n];
+        let mut last_outside = None;
+        for (i, nearest) in before.iter_mut().enumerate() {
+            *nearest = last_outside;
+            if outside_lists(i) {
+                last_outside = Some(i);
+            }
+        }
+        let mut next_outside = None;
+        for (i, nearest) in after.iter_mut().enumerate().rev() {
+            *nearest = next_outside;
+            if outside_lists(i) {
+                next_outside = Some(i);
+            }
+        }
+        // Each list's first and last leaf, and its dropped words with the gold words the
+        // trees expect among them.
+        #[derive(Clone, Copy)]
+        struct ListSpan {
+            first: usize,
+            last: usize,
+            dropped: f64,
+            expected: f64,
+        }
+        let mut spans: foldhash::HashMap<usize, ListSpan> = Default::default();
         for (i, group) in groups.iter().enumerate() {
             let Some((_, list)) = *group else { continue };
-            match span_of.get(&list) {
-                Some(&s) => spans[s].2 = i,
-                None => {
-                    span_of.insert(list, spans.len());
-                    spans.push((list, i, i));
-                }
+            let span = spans.entry(list).or_insert(ListSpan { first: i, last: i, dropped: 0.0, expected: 0.0 });
+            span.last = i;
+            if !content[i] {
+                let w = words(i) as f64;
+                span.dropped += w;
+                span.expected += evidence.probabilities.get(i).copied().unwrap_or(0.0) * w;
             }
         }
         let mut enclosed = Vec::new();
-        for (list, first, last) in spans {
-            let before = (0..first).rev().find(|&j| outside_lists(j));
-            let after = (last + 1..groups.len()).find(|&j| outside_lists(j));
-            let (Some(before), Some(after)) = (before, after) else { continue };
+        for (list, span) in spans {
+            let (Some(before), Some(after)) = (before[span.first], after[span.last]) else { continue };
             if !content[before] || !content[after] {
                 continue;
             }
@@ -807,13 +831,7 @@ impl Cdom {
                 continue;
             }
             // The word-weighted mean probability of the list's dropped blocks.
-            let (mut expected, mut dropped) = (0.0, 0.0);
-            for j in (first..=last).filter(|&j| !content[j] && groups[j].is_some_and(|(_, l)| l == list)) {
-                let w = words(j) as f64;
-                expected += evidence.probabilities.get(j).copied().unwrap_or(0.0) * w;
-                dropped += w;
-            }
-            if dropped == 0.0 || expected >= ENCLOSED_LIST_EVIDENCE * evidence.cut * dropped {
+            if span.dropped == 0.0 || span.expected >= ENCLOSED_LIST_EVIDENCE * evidence.cut * span.dropped {
                 enclosed.push(list);
             }
         }
