@@ -70,7 +70,7 @@ fn read_page(page: &str) -> anyhow::Result<String> {
     if page == "-" {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).context("reading standard input")?;
-        return Ok(goce_warc::page::charset::decode(&bytes, None, None).text);
+        return Ok(goce_warc::page::charset::decode(bytes, None, None).text);
     }
     goce_warc::page::read_html_file(std::path::Path::new(page)).with_context(|| format!("reading {page}"))
 }

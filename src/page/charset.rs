@@ -30,9 +30,11 @@ const META_SCAN_BYTES: usize = 4096;
 /// How much of the page chardetng reads.
 const DETECT_BYTES: usize = 64 << 10;
 
-pub fn decode(payload: &[u8], http_content_type: Option<&str>, url: Option<&str>) -> Decoded {
-    if let Some((encoding, bom_len)) = Encoding::for_bom(payload) {
-        return finish(&payload[bom_len..], encoding, CharsetSource::Bom);
+/// Decodes `payload`; a page already in valid UTF-8 becomes its text without a copy.
+pub fn decode(mut payload: Vec<u8>, http_content_type: Option<&str>, url: Option<&str>) -> Decoded {
+    if let Some((encoding, bom_len)) = Encoding::for_bom(&payload) {
+        payload.drain(..bom_len);
+        return finish(payload, encoding, CharsetSource::Bom);
     }
     let declared = http_content_type
         .and_then(charset_param)
@@ -41,27 +43,49 @@ pub fn decode(payload: &[u8], http_content_type: Option<&str>, url: Option<&str>
         .or_else(|| meta_charset(&payload[..payload.len().min(META_SCAN_BYTES)]).map(|e| (e, CharsetSource::Meta)));
 
     if let Some((encoding, source)) = declared {
-        let decoded = finish(payload, encoding, source);
+        if encoding == UTF_8 {
+            payload = match String::from_utf8(payload) {
+                Ok(text) => return Decoded { text, encoding, source, replacements: 0 },
+                Err(invalid) => invalid.into_bytes(),
+            };
+        }
+        let decoded = decode_lossy(&payload, encoding, source);
         if decoded.replacements == 0 {
             return decoded;
         }
         // Declared wrongly? Trust detection only if it decodes cleanly.
-        let guess = detect(payload, url);
+        let guess = detect(&payload, url);
         if guess != encoding {
-            let detected = finish(payload, guess, CharsetSource::Detected);
+            let detected = decode_lossy(&payload, guess, CharsetSource::Detected);
             if detected.replacements == 0 {
                 return detected;
             }
         }
         return decoded;
     }
-    if std::str::from_utf8(payload).is_ok() {
-        return finish(payload, UTF_8, CharsetSource::Detected);
+    match String::from_utf8(payload) {
+        Ok(text) => Decoded { text, encoding: UTF_8, source: CharsetSource::Detected, replacements: 0 },
+        Err(invalid) => {
+            let payload = invalid.into_bytes();
+            decode_lossy(&payload, detect(&payload, url), CharsetSource::Detected)
+        }
     }
-    finish(payload, detect(payload, url), CharsetSource::Detected)
 }
 
-fn finish(bytes: &[u8], encoding: &'static Encoding, source: CharsetSource) -> Decoded {
+/// The text of `bytes` in `encoding`: taken as it is where that is UTF-8 and valid.
+fn finish(bytes: Vec<u8>, encoding: &'static Encoding, source: CharsetSource) -> Decoded {
+    if encoding == UTF_8 {
+        match String::from_utf8(bytes) {
+            Ok(text) => Decoded { text, encoding, source, replacements: 0 },
+            Err(invalid) => decode_lossy(invalid.as_bytes(), encoding, source),
+        }
+    } else {
+        decode_lossy(&bytes, encoding, source)
+    }
+}
+
+/// The text of `bytes` in `encoding`, with U+FFFD for each malformed sequence.
+fn decode_lossy(bytes: &[u8], encoding: &'static Encoding, source: CharsetSource) -> Decoded {
     let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
     let replacements = if had_errors { text.matches('\u{FFFD}').count() } else { 0 };
     Decoded { text: text.into_owned(), encoding, source, replacements }
@@ -127,7 +151,7 @@ mod tests {
     fn http_charset_wins_over_meta() {
         let page = "<meta charset=utf-8><p>caf\u{e9}</p>";
         let (bytes, _, _) = WINDOWS_1252.encode(page);
-        let d = decode(&bytes, Some("text/html; charset=ISO-8859-1"), None);
+        let d = decode(bytes.into_owned(), Some("text/html; charset=ISO-8859-1"), None);
         assert_eq!(d.encoding, WINDOWS_1252);
         assert_eq!(d.source, CharsetSource::Http);
         assert!(d.text.contains("café"));
@@ -137,7 +161,7 @@ mod tests {
     fn bom_wins_over_http() {
         let mut bytes = vec![0xef, 0xbb, 0xbf];
         bytes.extend_from_slice("<p>naïve</p>".as_bytes());
-        let d = decode(&bytes, Some("text/html; charset=windows-1252"), None);
+        let d = decode(bytes, Some("text/html; charset=windows-1252"), None);
         assert_eq!((d.encoding, d.source), (UTF_8, CharsetSource::Bom));
         assert_eq!(d.text, "<p>naïve</p>");
     }
@@ -145,7 +169,7 @@ mod tests {
     #[test]
     fn meta_charset_when_http_is_silent() {
         let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode("<meta http-equiv=\"Content-Type\" content=\"text/html; charset=Shift_JIS\"><p>日本語</p>");
-        let d = decode(&bytes, Some("text/html"), None);
+        let d = decode(bytes.into_owned(), Some("text/html"), None);
         assert_eq!((d.encoding, d.source), (encoding_rs::SHIFT_JIS, CharsetSource::Meta));
         assert!(d.text.contains("日本語"));
     }
@@ -154,7 +178,7 @@ mod tests {
     fn detects_an_undeclared_charset() {
         let text = "<p>Съешь же ещё этих мягких французских булок, да выпей чаю. Широкая электрификация южных губерний даст мощный толчок подъёму сельского хозяйства.</p>";
         let (bytes, _, _) = encoding_rs::WINDOWS_1251.encode(text);
-        let d = decode(&bytes, None, Some("http://example.ru/"));
+        let d = decode(bytes.into_owned(), None, Some("http://example.ru/"));
         assert_eq!((d.encoding, d.source), (encoding_rs::WINDOWS_1251, CharsetSource::Detected));
         assert_eq!(d.text, text);
     }
@@ -163,9 +187,20 @@ mod tests {
     fn a_wrong_declaration_is_overridden_only_by_a_clean_decode() {
         let text = "<p>Grüße aus Köln, schöne Straße</p>";
         let (latin, _, _) = WINDOWS_1252.encode(text);
-        let d = decode(&latin, Some("text/html; charset=utf-8"), Some("http://example.de/"));
+        let d = decode(latin.into_owned(), Some("text/html; charset=utf-8"), Some("http://example.de/"));
         assert_eq!(d.replacements, 0);
         assert_eq!(d.text, text);
+    }
+
+    #[test]
+    fn a_page_in_valid_utf8_becomes_its_text_without_a_copy() {
+        for declared in [Some("text/html; charset=utf-8"), None] {
+            let bytes = "<p>naïve café</p>".as_bytes().to_vec();
+            let at = bytes.as_ptr();
+            let d = decode(bytes, declared, None);
+            assert_eq!((d.text.as_str(), d.replacements), ("<p>naïve café</p>", 0));
+            assert_eq!(d.text.as_ptr(), at, "the payload's own buffer ({declared:?})");
+        }
     }
 
     #[test]

@@ -122,7 +122,7 @@ pub fn read_html_file(path: &std::path::Path) -> std::io::Result<String> {
     } else {
         std::io::BufReader::new(file).read_to_end(&mut bytes)?;
     }
-    Ok(charset::decode(&bytes, None, None).text)
+    Ok(charset::decode(bytes, None, None).text)
 }
 
 pub fn wants_record(header: &WarcHeader) -> bool {
@@ -186,7 +186,8 @@ fn try_decode(record: ResponseRecord, filter: &PageFilter) -> Result<Page, Outco
     };
 
     let url = header.target_uri.clone().ok_or(PageError::NoUrl)?;
-    let decoded = charset::decode(&payload, head.content_type.as_deref(), Some(&url));
+    let html_bytes = payload.len();
+    let decoded = charset::decode(payload, head.content_type.as_deref(), Some(&url));
     check_text(&decoded, filter)?;
     Ok(Page {
         url,
@@ -196,7 +197,7 @@ fn try_decode(record: ResponseRecord, filter: &PageFilter) -> Result<Page, Outco
         http_status: head.status,
         content_type: content_type.unwrap_or_default(),
         charset: decoded.encoding.name(),
-        html_bytes: payload.len(),
+        html_bytes,
         content_language: head.content_language,
         truncated: header.truncated,
         html: decoded.text,

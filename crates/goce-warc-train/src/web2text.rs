@@ -117,7 +117,7 @@ pub fn load_cleaneval(dir: &Path) -> Result<(Vec<LabelledPage>, usize), TrainErr
         .map(|(id, html, gold)| {
             let html = std::fs::read(html).ok()?;
             let gold = std::fs::read(gold).ok()?;
-            let html = goce_warc::page::charset::decode(&html, None, None).text;
+            let html = goce_warc::page::charset::decode(html, None, None).text;
             let gold = align::cleaneval_gold(&String::from_utf8_lossy(&gold));
             labelled(id.clone(), &html, gold)
         })

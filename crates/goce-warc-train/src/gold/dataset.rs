@@ -35,7 +35,7 @@ impl GoldPage {
         } else {
             bytes
         };
-        Ok(goce_warc::page::charset::decode(&bytes, None, Some(&self.url)).text)
+        Ok(goce_warc::page::charset::decode(bytes, None, Some(&self.url)).text)
     }
 }
 
