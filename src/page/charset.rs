@@ -34,7 +34,7 @@ const DETECT_BYTES: usize = 64 << 10;
 pub fn decode(mut payload: Vec<u8>, http_content_type: Option<&str>, url: Option<&str>) -> Decoded {
     if let Some((encoding, bom_len)) = Encoding::for_bom(&payload) {
         payload.drain(..bom_len);
-        return finish(payload, encoding, CharsetSource::Bom);
+        return valid_utf8(payload, encoding, CharsetSource::Bom).unwrap_or_else(|bytes| decode_lossy(&bytes, encoding, CharsetSource::Bom));
     }
     let declared = http_content_type
         .and_then(charset_param)
@@ -43,12 +43,10 @@ pub fn decode(mut payload: Vec<u8>, http_content_type: Option<&str>, url: Option
         .or_else(|| meta_charset(&payload[..payload.len().min(META_SCAN_BYTES)]).map(|e| (e, CharsetSource::Meta)));
 
     if let Some((encoding, source)) = declared {
-        if encoding == UTF_8 {
-            payload = match String::from_utf8(payload) {
-                Ok(text) => return Decoded { text, encoding, source, replacements: 0 },
-                Err(invalid) => invalid.into_bytes(),
-            };
-        }
+        let payload = match valid_utf8(payload, encoding, source) {
+            Ok(decoded) => return decoded,
+            Err(bytes) => bytes,
+        };
         let decoded = decode_lossy(&payload, encoding, source);
         if decoded.replacements == 0 {
             return decoded;
@@ -63,25 +61,16 @@ pub fn decode(mut payload: Vec<u8>, http_content_type: Option<&str>, url: Option
         }
         return decoded;
     }
-    match String::from_utf8(payload) {
-        Ok(text) => Decoded { text, encoding: UTF_8, source: CharsetSource::Detected, replacements: 0 },
-        Err(invalid) => {
-            let payload = invalid.into_bytes();
-            decode_lossy(&payload, detect(&payload, url), CharsetSource::Detected)
-        }
-    }
+    valid_utf8(payload, UTF_8, CharsetSource::Detected).unwrap_or_else(|bytes| decode_lossy(&bytes, detect(&bytes, url), CharsetSource::Detected))
 }
 
-/// The text of `bytes` in `encoding`: taken as it is where that is UTF-8 and valid.
-fn finish(bytes: Vec<u8>, encoding: &'static Encoding, source: CharsetSource) -> Decoded {
-    if encoding == UTF_8 {
-        match String::from_utf8(bytes) {
-            Ok(text) => Decoded { text, encoding, source, replacements: 0 },
-            Err(invalid) => decode_lossy(invalid.as_bytes(), encoding, source),
-        }
-    } else {
-        decode_lossy(&bytes, encoding, source)
+/// The bytes as they are, where `encoding` is UTF-8 and they are valid in it; else the bytes
+/// back, for [`decode_lossy`].
+fn valid_utf8(bytes: Vec<u8>, encoding: &'static Encoding, source: CharsetSource) -> Result<Decoded, Vec<u8>> {
+    if encoding != UTF_8 {
+        return Err(bytes);
     }
+    String::from_utf8(bytes).map(|text| Decoded { text, encoding, source, replacements: 0 }).map_err(|invalid| invalid.into_bytes())
 }
 
 /// The text of `bytes` in `encoding`, with U+FFFD for each malformed sequence.
