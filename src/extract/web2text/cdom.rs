@@ -664,7 +664,7 @@ impl Cdom {
     /// A data table holds no other table and no cell of more than `max_cell_words` words.
     pub fn fill_data_tables(&self, content: &mut [bool], min_kept_share: f64, max_cell_words: usize) {
         let n = content.len().min(self.leaves.len());
-        let is_cell = |id: usize| self.nodes[id].has_tag(&local_name!("td")) || self.nodes[id].has_tag(&local_name!("th"));
+        let is_cell = |id: usize| is_table_cell(&self.nodes[id]);
         // Each leaf's nearest table and cell, and each table's characters and header cells.
         let mut table_of: Vec<Option<usize>> = vec![None; n];
         let mut cell_of: Vec<Option<usize>> = vec![None; n];
@@ -886,6 +886,48 @@ impl Cdom {
                 content[i] = false;
             }
         }
+    }
+
+    /// Leaves out a kept line of [`REPEATED_LINE_WORDS`] words or more whose text an earlier
+    /// kept line already said: a responsive page's mobile copy of its desktop block, a
+    /// carousel's cloned slide, a template the page ships twice. A corpus wants the text
+    /// once, and the gold holds it once. Code and table cells stay as they are: a code line
+    /// or a cell repeats by meaning (`}`, "Not included"). Lines are the text's
+    /// ([`Self::text_of`]): the kept blocks between two breaks.
+    pub fn drop_repeated_lines(&self, content: &mut [bool]) {
+        let n = content.len().min(self.leaves.len());
+        let mut said: foldhash::HashSet<String> = Default::default();
+        let mut line: Vec<usize> = Vec::new();
+        let mut text = String::new();
+        let mut end_line = |line: &mut Vec<usize>, content: &mut [bool]| {
+            let words: usize = line.iter().map(|&i| self.nodes[self.leaves[i]].stats.words).sum();
+            let exempt = || line.iter().any(|&i| self.in_code(self.leaves[i]) || self.closest(self.leaves[i], is_table_cell).is_some());
+            if words >= REPEATED_LINE_WORDS && !exempt() {
+                text.clear();
+                for &i in line.iter() {
+                    text.push_str(&self.nodes[self.leaves[i]].text);
+                    text.push(' ');
+                }
+                if !said.insert(text.clone()) {
+                    for &i in line.iter() {
+                        content[i] = false;
+                    }
+                }
+            }
+            line.clear();
+        };
+        let mut previous: Option<usize> = None;
+        for i in 0..n {
+            if !content[i] {
+                continue;
+            }
+            if previous.is_some_and(|p| self.leaves[p + 1..=i].iter().any(|&l| self.nodes[l].break_before)) {
+                end_line(&mut line, content);
+            }
+            line.push(i);
+            previous = Some(i);
+        }
+        end_line(&mut line, content);
     }
 
     /// Whether a node is (inside) `pre` or `code`.
@@ -1219,6 +1261,16 @@ pub fn collapse_whitespace(text: &str) -> String {
 /// The shortest JSON that [`Cdom::drop_script_data`] takes for data: a short `{}` or
 /// `["a", "b"]` in prose stays text (a bracketed sentence is no JSON at any length).
 const MIN_DATA_BYTES: usize = 64;
+
+/// The fewest words of a kept line that [`Cdom::drop_repeated_lines`] leaves out when it
+/// repeats an earlier one: below it are a product card's "Add to cart", a swatch's "Vintage
+/// Blue", a spec sheet's "Liquid Capacity:", which the gold keeps on every card. Swept in CV
+/// at 2, 5 and 10 (docs/extraction.md).
+const REPEATED_LINE_WORDS: usize = 5;
+
+fn is_table_cell(node: &CNode) -> bool {
+    node.has_tag(&local_name!("td")) || node.has_tag(&local_name!("th"))
+}
 
 /// Whether a block's text is one JSON object or array of [`MIN_DATA_BYTES`] or more.
 fn is_json_data(text: &str) -> bool {
@@ -1832,6 +1884,34 @@ mod tests {
         let mut content = vec![false, false, true, false, false];
         page.fill_lists(&mut content, 0.5, 50, None);
         assert_eq!(content, [false, false, true, false, false]);
+    }
+
+    #[test]
+    fn a_line_said_again_is_left_out_but_not_a_short_label_a_cell_or_code() {
+        let copy = "<p>Designed for every day, and built to last a <b>lifetime</b>.</p>";
+        let page = cdom(&format!(
+            "<body>{copy}<p>Vintage Blue</p><p>Our story began in a garage.</p>{copy}<p>Vintage Blue</p>\
+             <table><tr><td>Shipping is free on every order</td></tr><tr><td>Shipping is free on every order</td></tr></table>\
+             <pre>let total = price * quantity;\nlet total = price * quantity;</pre><pre>let total = price * quantity;</pre></body>"
+        ));
+        let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
+        let mut content = vec![true; texts.len()];
+        page.drop_repeated_lines(&mut content);
+        let kept = page.text_of(&content);
+        // The second copy of the sentence (two blocks, one line) goes; the first stays.
+        assert_eq!(kept.matches("Designed for every day").count(), 1, "{kept}");
+        assert!(kept.starts_with("Designed for every day, and built to last a lifetime."), "{kept}");
+        // A two-word label, table cells and code stay however often they repeat.
+        assert_eq!(kept.matches("Vintage Blue").count(), 2, "{kept}");
+        assert_eq!(kept.matches("Shipping is free on every order").count(), 2, "{kept}");
+        assert_eq!(kept.matches("let total = price * quantity;").count(), 3, "{kept}");
+        // Only kept lines count: the first copy dropped, the second is the page's.
+        let mut content = vec![true; texts.len()];
+        content[0] = false;
+        content[1] = false;
+        content[2] = false;
+        page.drop_repeated_lines(&mut content);
+        assert_eq!(page.text_of(&content).matches("Designed for every day").count(), 1);
     }
 
     #[test]
