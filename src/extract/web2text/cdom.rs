@@ -590,8 +590,7 @@ impl Cdom {
             }
             if let Some(p) = previous {
                 // A break anywhere since the last content block starts a new line.
-                let between = &self.leaves[p + 1..=i];
-                if between.iter().any(|&l| self.nodes[l].break_before) {
+                if self.breaks_between(p, i) {
                     out.push('\n');
                 } else if i > p + 1 || self.nodes[leaf].space_before {
                     out.push(' ');
@@ -601,6 +600,12 @@ impl Cdom {
             previous = Some(i);
         }
         out
+    }
+
+    /// Whether a line break lies anywhere after leaf `p` up to leaf `i`: kept leaves `p` and
+    /// `i`, with nothing kept between them, are then on two lines of the text.
+    fn breaks_between(&self, p: usize, i: usize) -> bool {
+        self.leaves[p + 1..=i].iter().any(|&l| self.nodes[l].break_before)
     }
 
     /// Keeps the blocks between two content blocks of one line: a link or an emphasised
@@ -898,17 +903,13 @@ impl Cdom {
         let n = content.len().min(self.leaves.len());
         let mut said: foldhash::HashSet<String> = Default::default();
         let mut line: Vec<usize> = Vec::new();
-        let mut text = String::new();
         let mut end_line = |line: &mut Vec<usize>, content: &mut [bool]| {
             let words: usize = line.iter().map(|&i| self.nodes[self.leaves[i]].stats.words).sum();
-            let exempt = || line.iter().any(|&i| self.in_code(self.leaves[i]) || self.closest(self.leaves[i], is_table_cell).is_some());
+            // One walk up from each leaf finds code or a table cell.
+            let exempt = || line.iter().any(|&i| self.closest(self.leaves[i], |n| is_code(n) || is_table_cell(n)).is_some());
             if words >= REPEATED_LINE_WORDS && !exempt() {
-                text.clear();
-                for &i in line.iter() {
-                    text.push_str(&self.nodes[self.leaves[i]].text);
-                    text.push(' ');
-                }
-                if !said.insert(text.clone()) {
+                let text: String = line.iter().flat_map(|&i| [self.nodes[self.leaves[i]].text.as_str(), " "]).collect();
+                if !said.insert(text) {
                     for &i in line.iter() {
                         content[i] = false;
                     }
@@ -921,7 +922,7 @@ impl Cdom {
             if !content[i] {
                 continue;
             }
-            if previous.is_some_and(|p| self.leaves[p + 1..=i].iter().any(|&l| self.nodes[l].break_before)) {
+            if previous.is_some_and(|p| self.breaks_between(p, i)) {
                 end_line(&mut line, content);
             }
             line.push(i);
@@ -932,7 +933,7 @@ impl Cdom {
 
     /// Whether a node is (inside) `pre` or `code`.
     fn in_code(&self, id: usize) -> bool {
-        self.closest(id, |node| node.has_tag(&local_name!("pre")) || node.has_tag(&local_name!("code"))).is_some()
+        self.closest(id, is_code).is_some()
     }
 
     /// The heading element (`h1`–`h6`) a node is or lies in, and its level.
@@ -1267,6 +1268,10 @@ const MIN_DATA_BYTES: usize = 64;
 /// Blue", a spec sheet's "Liquid Capacity:", which the gold keeps on every card. Swept in CV
 /// at 2, 5 and 10 (docs/extraction.md).
 const REPEATED_LINE_WORDS: usize = 5;
+
+fn is_code(node: &CNode) -> bool {
+    node.has_tag(&local_name!("pre")) || node.has_tag(&local_name!("code"))
+}
 
 fn is_table_cell(node: &CNode) -> bool {
     node.has_tag(&local_name!("td")) || node.has_tag(&local_name!("th"))
