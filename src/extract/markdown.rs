@@ -239,11 +239,15 @@ impl<'a> Renderer<'a> {
     }
 
     /// Whether the text before `leaf` and the leaf are separated (by whitespace, a block,
-    /// or a dropped leaf), as the text column separates them.
+    /// or a dropped leaf other than a ruby reading), as the text column separates them.
     fn separated(&self, leaf: usize) -> bool {
         match self.last_leaf {
             Some(p) if p < leaf => {
-                leaf > p + 1 || self.cdom.leaves[p + 1..=leaf].iter().any(|&l| self.cdom.nodes[l].break_before || self.cdom.nodes[l].space_before)
+                self.cdom.left_out_between(p, leaf)
+                    || self.cdom.leaves[p + 1..=leaf].iter().any(|&l| {
+                        let node = &self.cdom.nodes[l];
+                        node.break_before || (node.space_before && !node.ruby_reading)
+                    })
             }
             _ => true,
         }

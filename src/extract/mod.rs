@@ -345,7 +345,7 @@ fn web2text_output(models: &ExtractModels, dom: &Dom, markdown: Option<&Markdown
     let model = models.web2text()?;
     let page = web2text::PageBlocks::of(dom);
     let labels = model.labels(&page, web2text::Inference::Structured)?;
-    let content: Vec<bool> = labels.iter().map(|&l| l == 1).collect();
+    let content = page.content_of(&labels);
     let markdown = markdown.map(|m| markdown::render(dom, &page.cdom, &content, m));
     Ok(Extraction { text: page.cdom.text_of(&content), markdown, ..Extraction::default() })
 }

@@ -222,7 +222,7 @@ const LIST_ITEM_WORDS: usize = TABLE_CELL_WORDS;
 /// (with the links of its kept rows, and every link of a table of records), the other items of a list mostly kept
 /// (or announced, or inside the kept text with half the cut's evidence from the trees), and
 /// a heading dropped between kept text that opens a kept section; less a table of contents that repeats kept headings,
-/// less the scripts' JSON data, and less a line of five words or more that an earlier kept line said.
+/// less the scripts' JSON data, less ruby's readings, and less a line of five words or more that an earlier kept line said.
 /// Each step kept or raised the domain-grouped CV's word F1 and raised the Markdown's table
 /// rows or list items found, or the WCXB-dev word F1 (docs/extraction.md).
 pub fn content_blocks(table: &BlockTable, probabilities: &[f64], decision: Decision, threshold: f64) -> Vec<bool> {
@@ -240,6 +240,7 @@ pub fn content_blocks(table: &BlockTable, probabilities: &[f64], decision: Decis
     table.cdom.fill_section_headings(&mut content);
     table.cdom.drop_contents_lists(&mut content);
     table.cdom.drop_script_data(&mut content);
+    table.cdom.drop_ruby_readings(&mut content);
     table.cdom.drop_repeated_lines(&mut content);
     content
 }

@@ -132,6 +132,18 @@ fn headings_paragraphs_and_nested_lists_keep_their_structure() {
 }
 
 #[test]
+fn ruby_readings_left_out_leave_the_base_text_as_the_text_has_it() {
+    let html = "<body><h2><ruby>法律<rt>ほうりつ</rt></ruby>ができる</h2>\
+        <p><ruby>子<rt>こ</rt></ruby>どもへの<a href=x><ruby><span>虐待</span><rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby></a>をなくす</p></body>";
+    let (dom, cdom) = blocks(html);
+    let mut content = vec![true; cdom.leaves.len()];
+    cdom.drop_ruby_readings(&mut content);
+    let markdown = render(&dom, &cdom, &content, &MarkdownOptions::default());
+    assert_eq!(markdown.trim_end(), "## 法律ができる\n\n子どもへの虐待をなくす");
+    assert_eq!(cdom.text_of(&content), "法律ができる\n子どもへの虐待をなくす");
+}
+
+#[test]
 fn a_data_table_becomes_a_pipe_table_with_its_spans_laid_out() {
     let html = "<body><table><tr><th>Name</th><th>Size</th><th>Note</th></tr>\
         <tr><td>alpha</td><td colspan=2>spans two</td></tr>\

@@ -376,6 +376,9 @@ pub struct CNode {
     /// A leaf: whether whitespace or a non-phrasing element separates it from the text
     /// before it (no space is added between the halves of a word split by markup).
     pub space_before: bool,
+    /// A leaf inside ruby's `rt` or `rp`: a reading set above the base text, or the
+    /// parentheses a browser hides around it ([`Cdom::drop_ruby_readings`]).
+    pub ruby_reading: bool,
     /// The DOM node the CDOM node stands for: a leaf's text node (or, past
     /// [`MAX_DEPTH`], the element read as one block), an inner node's element. Lets
     /// other extractors' choices be read block by block.
@@ -462,7 +465,9 @@ impl Cdom {
             pending_space: true,
             phrasing_closed: false,
             sibling_gap: false,
+            after_cjk: false,
             in_code: 0,
+            in_ruby_reading: 0,
             skip,
         };
         let root = builder.node(start, 0);
@@ -592,7 +597,7 @@ impl Cdom {
                 // A break anywhere since the last content block starts a new line.
                 if self.breaks_between(p, i) {
                     out.push('\n');
-                } else if i > p + 1 || self.nodes[leaf].space_before {
+                } else if self.left_out_between(p, i) || self.nodes[leaf].space_before {
                     out.push(' ');
                 }
             }
@@ -600,6 +605,12 @@ impl Cdom {
             previous = Some(i);
         }
         out
+    }
+
+    /// Whether text lies between leaves `p` and `i` that the text leaves out, so that a space
+    /// stands for it; a ruby reading does not count (its base text runs on).
+    pub fn left_out_between(&self, p: usize, i: usize) -> bool {
+        self.leaves.get(p + 1..i).is_some_and(|between| between.iter().any(|&l| !self.nodes[l].ruby_reading))
     }
 
     /// Whether a line break lies anywhere after leaf `p` up to leaf `i`: kept leaves `p` and
@@ -893,6 +904,18 @@ impl Cdom {
         }
     }
 
+    /// Leaves out ruby's readings (`rt`: Japanese furigana, Chinese pinyin set above the base
+    /// text) and the parentheses a browser hides around them (`rp`): in the running text
+    /// they split every annotated word (子こども for 子ども), and a corpus wants the base
+    /// text, which is what the page says.
+    pub fn drop_ruby_readings(&self, content: &mut [bool]) {
+        for (i, &leaf) in self.leaves.iter().enumerate() {
+            if content.get(i).copied().unwrap_or(false) && self.nodes[leaf].ruby_reading {
+                content[i] = false;
+            }
+        }
+    }
+
     /// Leaves out a kept line of [`REPEATED_LINE_WORDS`] words or more whose text an earlier
     /// kept line already said: a responsive page's mobile copy of its desktop block, a
     /// carousel's cloned slide, a template the page ships twice. A corpus wants the text
@@ -1088,6 +1111,11 @@ struct Builder<'d> {
     /// A phrasing element opened after a closed sibling: a space unless the next text
     /// goes on the word before (`<b>6</b><b>.5/</b>10` is "6.5/10").
     sibling_gap: bool,
+    /// The last leaf's text ends in a Chinese or Japanese character: such text runs on
+    /// across its tags (`<span>蹴</span><span>っ</span>たり`), where no space parts words.
+    after_cjk: bool,
+    /// `rt` and `rp` elements open around the node.
+    in_ruby_reading: usize,
     /// `pre` and `code` elements open around the node: their text is the page's characters
     /// as they are, so touching siblings stay touching (highlighted code is made of them).
     in_code: usize,
@@ -1113,6 +1141,10 @@ impl Builder<'_> {
                 let start = self.offset;
                 self.offset += markup;
                 let name = &element.name.local;
+                // Ruby's reading leaves the spacing of the text around it as it found it: the
+                // base text runs on once the reading is left out.
+                let reading = matches!(*name, local_name!("rt") | local_name!("rp"));
+                let spacing = (self.pending_space, self.phrasing_closed, self.sibling_gap);
                 let block = BLOCKS.contains(name);
                 let separates = !INLINE.contains(name);
                 self.pending_space |= separates;
@@ -1126,6 +1158,7 @@ impl Builder<'_> {
                 self.pending_break |= block;
                 let code = matches!(*name, local_name!("pre") | local_name!("code"));
                 self.in_code += usize::from(code);
+                self.in_ruby_reading += usize::from(reading);
                 let kept: Vec<usize> = if depth >= MAX_DEPTH {
                     let text = self.subtree_text(id);
                     self.leaf(id, &text, start).into_iter().collect()
@@ -1133,10 +1166,14 @@ impl Builder<'_> {
                     dom.children(id).iter().filter_map(|&c| self.node(c, depth + 1)).collect()
                 };
                 self.in_code -= usize::from(code);
+                self.in_ruby_reading -= usize::from(reading);
                 self.offset += tag.len() + 3;
                 self.pending_break |= block;
                 self.pending_space |= separates;
                 self.phrasing_closed |= !separates;
+                if reading {
+                    (self.pending_space, self.phrasing_closed, self.sibling_gap) = spacing;
+                }
                 let form = FORMS.contains(name) || self.has_form_control(id);
                 match kept.as_slice() {
                     [] => None,
@@ -1177,6 +1214,7 @@ impl Builder<'_> {
                             end: self.offset,
                             break_before: false,
                             space_before: false,
+                            ruby_reading: false,
                             dom_node: id,
                         });
                         Some(me)
@@ -1197,7 +1235,12 @@ impl Builder<'_> {
             self.pending_space |= !raw.is_empty();
             return None;
         }
-        let sibling_gap = std::mem::take(&mut self.sibling_gap) && !text.starts_with(CONTINUES_WORD);
+        let runs_on = text.starts_with(CONTINUES_WORD) || (self.after_cjk && text.starts_with(stands_alone));
+        let sibling_gap = std::mem::take(&mut self.sibling_gap) && !runs_on;
+        let ruby_reading = self.in_ruby_reading > 0;
+        if !ruby_reading {
+            self.after_cjk = text.ends_with(stands_alone);
+        }
         let space_before = std::mem::take(&mut self.pending_space) || raw.starts_with(is_space) || sibling_gap;
         self.phrasing_closed = false;
         self.pending_space = raw.ends_with(is_space);
@@ -1213,6 +1256,7 @@ impl Builder<'_> {
             end: self.offset.max(start + 1),
             break_before: std::mem::take(&mut self.pending_break),
             space_before,
+            ruby_reading,
             dom_node,
         });
         Some(id)
@@ -1428,6 +1472,24 @@ mod tests {
         let page = cdom(html);
         let text: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
         assert_eq!(text.join(" ").split_whitespace().collect::<Vec<_>>(), ["If", "the", "transpose", "of", "A", "is", "taken"]);
+    }
+
+    #[test]
+    fn ruby_text_is_its_base_text_without_the_readings() {
+        // Furigana as NHK's easy Japanese news writes it, and pinyin with fallback parentheses.
+        let html = "<body><p><ruby>子<rt>こ</rt></ruby>どもへの<a href=x><ruby><span>虐待</span><rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby></a>をなくす</p>\
+                    <p>我<ruby>爱<rt>ài</rt></ruby>你</p><p>たたいたり<a><ruby><span>蹴</span><rt>け</rt></ruby><span>っ</span></a>たり</p></body>";
+        let page = cdom(html);
+        let mut content = vec![true; page.leaves.len()];
+        page.drop_ruby_readings(&mut content);
+        assert_eq!(page.text_of(&content), "子どもへの虐待をなくす\n我爱你\nたたいたり蹴ったり");
+        assert_eq!(content.iter().filter(|&&c| !c).count(), 6, "four readings and two parentheses, blocks of their own");
+    }
+
+    #[test]
+    fn side_by_side_items_are_spaced_apart_but_not_inside_chinese_or_japanese_text() {
+        let page = cdom("<body><p><span>2026</span><span>1h 54m</span></p><p><span>東京</span><span>都</span>に<b>住む</b></p></body>");
+        assert_eq!(page.text_of(&vec![true; page.leaves.len()]), "2026 1h 54m\n東京都に住む");
     }
 
     #[test]

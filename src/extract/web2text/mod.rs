@@ -51,10 +51,17 @@ impl PageBlocks {
         self.cdom.leaves.iter().map(|&l| self.cdom.nodes[l].text.as_str()).collect()
     }
 
+    /// The content blocks: those labelled content, less ruby's readings (which the combiner
+    /// leaves out too).
+    pub fn content_of(&self, labels: &[viterbi::Label]) -> Vec<bool> {
+        let mut content: Vec<bool> = labels.iter().map(|&l| l == 1).collect();
+        self.cdom.drop_ruby_readings(&mut content);
+        content
+    }
+
     /// The content blocks' text: a block after a line break starts a new line.
     pub fn text_of(&self, labels: &[viterbi::Label]) -> String {
-        let content: Vec<bool> = labels.iter().map(|&l| l == 1).collect();
-        self.cdom.text_of(&content)
+        self.cdom.text_of(&self.content_of(labels))
     }
 }
 
