@@ -205,7 +205,9 @@ def without_math(text):
 
 
 def read_markdown(markdown):
-    """Headings, list items, table rows, code lines and plain text of a Markdown document."""
+    """Headings, list items, table rows, code lines and plain text of a Markdown document.
+    An item's text is all of its text, its code blocks and nested lists included, as a gold
+    item's is its `li`'s whole text (so an item the gold cannot hold is not counted)."""
     from markdown_it import MarkdownIt
 
     # Escapes kept apart from text (`text_join` off), so that an escaped `\$` is no math delimiter.
@@ -248,11 +250,13 @@ def read_markdown(markdown):
         elif token.type in ("fence", "code_block"):
             code.extend(line.rstrip() for line in token.content.split("\n") if line.strip())
             text.append(token.content)
+            for item in item_stack:
+                item.append(token.content)
         elif token.type == "inline":
             t = inline_text(token)
             text.append(without_math(t))
             t = t.replace(ESCAPED_DOLLAR, "$")
-            for target in (heading, cell, item_stack[-1] if item_stack else None):
+            for target in (heading, cell, *item_stack):
                 if target is not None:
                     target.append(t)
     return {
@@ -465,7 +469,15 @@ def peers(pages, rs_binary):
     return out
 
 
+def check_reading():
+    """The reading this report depends on, on a document small enough to check by eye."""
+    read = read_markdown("- Run:\n\n  ```\n  make\n  ```\n- Steps:\n  1. one\n- plain\n\n# Title\n")
+    assert read["items"] == collections.Counter({"run: make": 1, "steps: one": 1, "one": 1, "plain": 1}), read["items"]
+    assert read["headings"] == collections.Counter({"title": 1}) and read["code_lines"] == collections.Counter({"make": 1}), read
+
+
 def main():
+    check_reading()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True)
     parser.add_argument("--shared", required=True, type=Path)

@@ -246,7 +246,7 @@ impl<'a> Renderer<'a> {
                 self.cdom.left_out_between(p, leaf)
                     || self.cdom.leaves[p + 1..=leaf].iter().any(|&l| {
                         let node = &self.cdom.nodes[l];
-                        node.break_before || (node.space_before && !node.ruby_reading)
+                        node.break_before || node.space_before
                     })
             }
             _ => true,

@@ -1241,7 +1241,8 @@ impl Builder<'_> {
         if !ruby_reading {
             self.after_cjk = text.ends_with(stands_alone);
         }
-        let space_before = std::mem::take(&mut self.pending_space) || raw.starts_with(is_space) || sibling_gap;
+        // A reading is left out of the text, so no gap is counted before it.
+        let space_before = (std::mem::take(&mut self.pending_space) || raw.starts_with(is_space) || sibling_gap) && !ruby_reading;
         self.phrasing_closed = false;
         self.pending_space = raw.ends_with(is_space);
         let id = self.cdom.nodes.len();
