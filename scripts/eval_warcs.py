@@ -17,6 +17,7 @@ import argparse
 import collections
 import glob
 import gzip
+import html.parser
 import json
 import os
 import subprocess
@@ -123,9 +124,36 @@ def check_warc_files(binary, data, work, failures):
     return results
 
 
+class BodyText(html.parser.HTMLParser):
+    """Whether a page's body holds any text outside scripts and styles."""
+
+    def __init__(self):
+        super().__init__()
+        self.in_body = self.skipping = 0
+        self.found = False
+
+    def handle_starttag(self, tag, attrs):
+        self.in_body |= tag == "body"
+        self.skipping += tag in ("script", "style", "template")
+
+    def handle_endtag(self, tag):
+        self.skipping -= self.skipping > 0 and tag in ("script", "style", "template")
+
+    def handle_data(self, data):
+        self.found |= bool(self.in_body and not self.skipping and data.strip())
+
+
+def body_has_text(html_bytes):
+    reader = BodyText()
+    reader.feed(html_bytes.decode("utf-8", "replace"))
+    return reader.found
+
+
 def gold_urls(shared, empty_gold=None):
     """The URL of every page make_warc.py writes (its rules: the gold URL, else a made-up one).
-    URLs whose gold main text is empty (the page has none) go into `empty_gold` when given."""
+    URLs where an empty text is right go into `empty_gold` when given: the gold main text is
+    empty (the page has none), or the stored page's body holds no text (Discourse threads
+    WCXB kept as their head and description: the gold text is not in the page)."""
     urls = collections.Counter()
     wcxb = os.path.join(shared, "data", "wcxb-dev")
     for path in sorted(glob.glob(os.path.join(wcxb, "ground-truth", "*.json"))):
@@ -134,7 +162,10 @@ def gold_urls(shared, empty_gold=None):
             gold = json.load(open(path))
             url = gold.get("url") or f"http://example.invalid/{pid}"
             urls[url] += 1
-            if empty_gold is not None and not ((gold.get("ground_truth") or {}).get("main_content") or "").strip():
+            if empty_gold is not None and (
+                not ((gold.get("ground_truth") or {}).get("main_content") or "").strip()
+                or not body_has_text(gzip.decompress(open(os.path.join(wcxb, "html", pid + ".html.gz"), "rb").read()))
+            ):
                 empty_gold.add(url)
     scrapinghub = os.path.join(shared, "data", "scrapinghub")
     for pid, entry in json.load(open(os.path.join(scrapinghub, "ground-truth.json"))).items():
@@ -161,7 +192,8 @@ def check_dev_warc(binary, shared, work, failures):
     empty_gold = set()
     expected = gold_urls(shared, empty_gold)
     got = collections.Counter(r["url"] for r in rows)
-    # An empty text is right for a page whose gold text is empty (a script-only shell).
+    # An empty text is right for a page whose gold text is empty (a script-only shell) or whose
+    # body has no text.
     empty = [r["url"] for r in rows if not r["text"].strip() and r["url"] not in empty_gold]
     missing = expected - got
     extra = got - expected

@@ -68,6 +68,13 @@ fn expected_f1_blocks(probabilities: &[f64], words: &[u32]) -> Vec<usize> {
             (best, best_count) = (f1, k + 1);
         }
     }
+    // The empty text is the right one when the page holds no content at all: the chance
+    // that no block is (the blocks taken as independent) against what the best blocks expect.
+    let log_none: f64 = order.iter().map(|&i| (1.0 - weighted(i)).ln()).sum();
+    let none = log_none.exp();
+    if none > (1.0 - none) * best {
+        best_count = 0;
+    }
     order.truncate(best_count);
     order
 }
@@ -141,6 +148,18 @@ mod tests {
         // On a page the trees are less sure of, a doubtful block is worth taking.
         let content = Decision::ExpectedF1.content(&[0.7, 0.45], &[100, 5], 0.5);
         assert_eq!(content, [true, true]);
+    }
+
+    #[test]
+    fn a_page_of_doubted_blocks_only_gives_no_text() {
+        // A few blocks, none likely: the chance that none is content (0.95 · 0.9 · 0.92 =
+        // 0.79) outweighs what the best of them expect, so the text is empty.
+        assert_eq!(Decision::ExpectedF1.content(&[0.05, 0.1, 0.08], &[10, 20, 5], 0.5), [false, false, false]);
+        // One likely block among them is worth its doubt.
+        assert_eq!(Decision::ExpectedF1.content(&[0.05, 0.6, 0.08], &[10, 20, 5], 0.5), [false, true, false]);
+        // Many doubted blocks: some of them surely are content.
+        let (probabilities, words) = (vec![0.1; 40], vec![20; 40]);
+        assert!(Decision::ExpectedF1.content(&probabilities, &words, 0.5).contains(&true));
     }
 
     #[test]
