@@ -66,7 +66,7 @@ fn classify(c: &mut Criterion) {
     group.throughput(Throughput::Elements(CPU_BATCH as u64));
     let batch = inputs(CPU_BATCH);
     for threads in [1, 2] {
-        tch::set_num_threads(threads);
+        goce_warc::torch::set_threads(threads);
         group.bench_function(format!("batch {CPU_BATCH}, {threads} thread(s)"), |b| b.iter(|| black_box(resnet.classify(&batch).expect("forward"))));
     }
     group.finish();

@@ -65,7 +65,7 @@ fn extract(c: &mut Criterion) {
         });
     }
     // Web2Text's networks run in LibTorch on one thread, like everything else here.
-    tch::set_num_threads(1);
+    goce_warc::torch::set_threads(1);
     let models = goce_warc::extract::ExtractModels::load(None, &[Extractor::Web2text, Extractor::Combined], true).expect("the models load");
     let request = ExtractRequest { limits, ..ExtractRequest::default() };
     for extractor in [Extractor::AllText, Extractor::Article, Extractor::ListView, Extractor::Goce, Extractor::Web2text, Extractor::Combined] {

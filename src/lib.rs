@@ -3,8 +3,8 @@
 //! The modules follow the data flow, one stage each:
 //! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`analyse`] (views and Algorithm 2, shared) → [`render`] (pictures) →
 //! [`classify`] (genre) → [`extract`] (text) → [`annotate`] (language, digest, words) → [`output`] (Parquet shards and manifests),
-//! driven by [`pipeline`]. A module imports only those before it; [`models`] (where the trained models are) sits
-//! below the stages that load them, and [`flags`] (the command line both binaries share, with the `cli` feature)
+//! driven by [`pipeline`]. A module imports only those before it; [`models`] (where the trained models are) and
+//! [`torch`] (LibTorch, opened when a network first runs) sit below the stages that load them, and [`flags`] (the command line both binaries share, with the `cli` feature)
 //! above them all. Training and evaluation against gold data are the `goce-warc-train` crate's
 //! (`crates/goce-warc-train`), which imports this one.
 
@@ -21,4 +21,5 @@ pub mod output;
 pub mod page;
 pub mod pipeline;
 pub mod render;
+pub mod torch;
 pub mod warc;

@@ -30,8 +30,9 @@ pub enum ModelFileError {
     Write(#[source] std::io::Error),
     #[error("not a {what}: {source}")]
     Json { what: &'static str, source: serde_json::Error },
+    /// LibTorch's message (read through [`crate::torch`]).
     #[error("cannot load the weights: {0}")]
-    Weights(#[source] tch::TchError),
+    Weights(String),
     /// The file reads, but does not fit this build (its format, inputs or shapes).
     #[error("{0}")]
     Invalid(String),

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{bin, project_file, stderr};
+use crate::common::{bin, process_paths, project_file, read_all_rows, samples, stderr};
 use goce_warc::classify::CheckRecord;
 use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice, FEATURE_COUNT, Features, NetInput};
 use goce_warc::render::Picture;
@@ -250,4 +250,49 @@ fn asking_for_cuda_where_it_cannot_load_is_a_clear_error() {
     }
     let bad = bin().args(["classify", page.to_str().unwrap(), "--device", "tpu"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2), "an unknown device is a usage error");
+}
+
+/// The default cascade opens LibTorch only for a page its gate cannot decide, so a run whose
+/// pages the gate decides never loads it. Pointed at a file that is no library, the cascade
+/// still classifies such pages and `process` writes the same rows, while the ResNet on every
+/// page says at once which file it could not open.
+#[test]
+fn libtorch_is_opened_only_when_a_page_needs_the_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("libgoce_warc_torch.so");
+    std::fs::write(&fake, b"not a shared library").unwrap();
+    let page = project_file("tests/fixtures/pages/article-news.html");
+    let classify = |classifier: &str| {
+        bin().env("GOCE_WARC_TORCH", &fake).args(["classify", page.to_str().unwrap(), "--classifier", classifier, "--json"]).output().unwrap()
+    };
+    let cascade = classify("cascade");
+    assert!(cascade.status.success(), "{}", stderr(&cascade));
+    assert!(String::from_utf8_lossy(&cascade.stdout).contains("\"article\""), "{}", String::from_utf8_lossy(&cascade.stdout));
+    let resnet = classify("resnet");
+    assert!(!resnet.status.success());
+    let err = stderr(&resnet);
+    assert!(err.contains(fake.to_str().unwrap()) && err.contains("cannot be opened"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // No library where it is looked for: a start-up error that says where it looked.
+    let missing = dir.path().join("nowhere.so");
+    let out = bin().env("GOCE_WARC_TORCH", &missing).args(["classify", page.to_str().unwrap()]).output().unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("was not found") && err.contains(missing.to_str().unwrap()) && err.contains("make build"), "{err}");
+
+    let (usual, without) = (dir.path().join("usual"), dir.path().join("without"));
+    let out = process_paths(&usual, &samples(), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut cmd = bin();
+    cmd.env("GOCE_WARC_TORCH", &fake).arg("process").args(samples()).arg("--out").arg(&without).arg("--quiet");
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = |dir: &Path| {
+        let mut rows: Vec<_> = read_all_rows(dir).into_iter().map(|r| (r.url, r.page_type, r.genre, r.text)).collect();
+        rows.sort();
+        rows
+    };
+    let usual_rows = rows(&usual);
+    assert!(usual_rows.len() > 10, "{} rows", usual_rows.len());
+    assert_eq!(rows(&without), usual_rows);
 }

@@ -15,10 +15,10 @@ pub mod words;
 
 use std::path::{Path, PathBuf};
 
-pub use device::{CPU_BATCH, CUDA_BATCH, DeviceChoice, select_device};
+pub use device::{CPU_BATCH, CUDA_BATCH, Device, DeviceChoice};
 pub use features::{FEATURE_COUNT, Features};
 pub use linear::LinearModel;
-pub use resnet::{GenreNet, NetInput};
+pub use resnet::{GenreNet, Loading, NetInput};
 
 use crate::analyse::Genre;
 use crate::models::ModelFileError;
@@ -149,8 +149,9 @@ pub enum ClassifyError {
     NoModels { looked: String },
     #[error("{0}")]
     Device(String),
+    /// LibTorch (opened through [`crate::torch`]) failed, or could not be opened.
     #[error("LibTorch: {0}")]
-    Torch(#[from] tch::TchError),
+    Torch(String),
     /// The network's state, not LibTorch, failed (a poisoned lock, a prediction missing).
     #[error("the network: {0}")]
     Net(&'static str),
@@ -197,8 +198,10 @@ impl std::fmt::Debug for Classifier {
 impl Classifier {
     pub fn load(kind: ClassifierKind, models: &Path, device: DeviceChoice) -> Result<Self, ClassifyError> {
         match kind {
-            ClassifierKind::Cascade => Ok(Self::Cascade(Box::new(cascade::Cascade::load(models, GenreNet::load(models, select_device(device)?)?)?))),
-            ClassifierKind::Resnet => Ok(Self::Resnet(Box::new(GenreNet::load(models, select_device(device)?)?))),
+            // The cascade's gate decides most pages without the ResNet, so LibTorch waits for
+            // the first page it cannot decide.
+            ClassifierKind::Cascade => Ok(Self::Cascade(Box::new(cascade::Cascade::load(models, GenreNet::load(models, device, Loading::WhenFirstNeeded)?)?))),
+            ClassifierKind::Resnet => Ok(Self::Resnet(Box::new(GenreNet::load(models, device, Loading::Now)?))),
             ClassifierKind::HtmlFeatures => Ok(Self::HtmlFeatures(load_linear(&models.join(HTML_FEATURES_MODEL))?)),
         }
     }

@@ -4,19 +4,20 @@
 //! the feature part from the features-only linear model and keeps it fixed, and the
 //! picture part at zero, so the network begins as that model and the picture can only
 //! correct it (boosting; validation loss picks the epoch). Depth and width are data ([`NetSpec`]),
-//! stored beside the weights, so training and inference build the same network.
+//! stored beside the weights, so training and inference build the same network. The layers
+//! are LibTorch's, in `crates/goce-warc-torch`; this module prepares their inputs and opens
+//! LibTorch ([`crate::torch`]) only when a page first needs the network.
 
-use std::path::Path;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use tch::nn::{self, ModuleT};
-use tch::{Device, Kind, Tensor};
-
+use super::device::{Device, DeviceChoice};
 use super::features::Features;
 use super::words::WordModel;
 use super::{ClassifyError, PAGE_TYPE_COUNT, PAGE_TYPES, Prediction, RESNET_SPEC, RESNET_WEIGHTS, WORD_MODEL};
 use crate::models::ModelFileError;
 use crate::render::Picture;
+use crate::torch::{self, ResNet, TorchError};
 
 /// The network's shape and its input contract, saved as `models/genre-resnet.json`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -52,6 +53,19 @@ fn half() -> f32 {
 impl NetSpec {
     pub fn fuses_features(&self) -> bool {
         !self.feature_names.is_empty()
+    }
+
+    /// What the layers need of it (`goce_warc_torch::resnet::ResNetShape`), as JSON.
+    pub fn shape_json(&self) -> String {
+        serde_json::json!({
+            "widths": self.widths,
+            "blocks": self.blocks,
+            "input_size": self.input_size,
+            "features": self.feature_names.len(),
+            "classes": PAGE_TYPE_COUNT,
+            "dropout": self.dropout,
+        })
+        .to_string()
     }
 
     fn check(&self) -> Result<(), String> {
@@ -90,93 +104,9 @@ pub struct NetInput<'a> {
     pub features: &'a Features,
 }
 
-/// The network's layers.
-pub struct Net {
-    trunk: nn::SequentialT,
-    picture_head: nn::Linear,
-    pub feature_head: Option<nn::Linear>,
-    dropout: f64,
-}
-
-fn conv(p: nn::Path<'_>, c_in: i64, c_out: i64, kernel: i64, stride: i64) -> nn::Conv2D {
-    let config = nn::ConvConfig { stride, padding: kernel / 2, bias: false, ..Default::default() };
-    nn::conv2d(p, c_in, c_out, kernel, config)
-}
-
-fn basic_block(p: nn::Path<'_>, c_in: i64, c_out: i64, stride: i64) -> impl ModuleT + use<> {
-    let conv1 = conv(&p / "conv1", c_in, c_out, 3, stride);
-    let bn1 = nn::batch_norm2d(&p / "bn1", c_out, Default::default());
-    let conv2 = conv(&p / "conv2", c_out, c_out, 3, 1);
-    let bn2 = nn::batch_norm2d(&p / "bn2", c_out, Default::default());
-    let shortcut = (stride != 1 || c_in != c_out).then(|| {
-        nn::seq_t().add(conv(&p / "shortcut" / "conv", c_in, c_out, 1, stride)).add(nn::batch_norm2d(&p / "shortcut" / "bn", c_out, Default::default()))
-    });
-    nn::func_t(move |xs, train| {
-        let ys = xs.apply(&conv1).apply_t(&bn1, train).relu().apply(&conv2).apply_t(&bn2, train);
-        let identity = match &shortcut {
-            Some(s) => xs.apply_t(s, train),
-            None => xs.shallow_clone(),
-        };
-        (identity + ys).relu()
-    })
-}
-
-impl Net {
-    pub fn new(p: &nn::Path<'_>, spec: &NetSpec) -> Self {
-        let stem_width = spec.widths[0];
-        let mut trunk = nn::seq_t()
-            .add(conv(p / "stem" / "conv", 3, stem_width, 7, 2))
-            .add(nn::batch_norm2d(p / "stem" / "bn", stem_width, Default::default()))
-            .add_fn(|xs| xs.relu().max_pool2d([3, 3], [2, 2], [1, 1], [1, 1], false));
-        let mut c_in = stem_width;
-        for (stage, (&width, &blocks)) in spec.widths.iter().zip(&spec.blocks).enumerate() {
-            for block in 0..blocks {
-                let stride = if stage > 0 && block == 0 { 2 } else { 1 };
-                trunk = trunk.add(basic_block(p / format!("stage{stage}") / format!("block{block}"), c_in, width, stride));
-                c_in = width;
-            }
-        }
-        let zero = nn::LinearConfig { ws_init: nn::Init::Const(0.0), bs_init: Some(nn::Init::Const(0.0)), bias: true };
-        let picture_head = nn::linear(p / "picture_head", c_in, PAGE_TYPE_COUNT as i64, zero);
-        let features = spec.feature_names.len() as i64;
-        let feature_head = (features > 0).then(|| nn::linear(p / "feature_head", features, PAGE_TYPE_COUNT as i64, zero));
-        Self { trunk, picture_head, feature_head, dropout: spec.dropout }
-    }
-
-    /// Sets the feature part to a trained linear model (rows: bias then weights, per
-    /// page type, over standardised features) and freezes it.
-    pub fn start_from_linear(&mut self, weights: &[Vec<f32>]) {
-        let Some(head) = &mut self.feature_head else { return };
-        let rows = weights.len() as i64;
-        let bias: Vec<f32> = weights.iter().map(|w| w[0]).collect();
-        let ws: Vec<f32> = weights.iter().flat_map(|w| w[1..].iter().copied()).collect();
-        tch::no_grad(|| {
-            head.ws.copy_(&Tensor::from_slice(&ws).view([rows, -1]).to_device(head.ws.device()));
-            if let Some(bs) = &mut head.bs {
-                bs.copy_(&Tensor::from_slice(&bias).to_device(bs.device()));
-            }
-        });
-        let _ = head.ws.set_requires_grad(false);
-        if let Some(bs) = &mut head.bs {
-            let _ = bs.set_requires_grad(false);
-        }
-    }
-
-    /// Logits for a batch: `images` [N, 3, S, S] as from [`pictures_tensor`], `features`
-    /// [N, F] standardised (or [N, 0]).
-    pub fn forward(&self, images: &Tensor, features: &Tensor, train: bool) -> Tensor {
-        let pooled = images.apply_t(&self.trunk, train).adaptive_avg_pool2d([1, 1]).flatten(1, -1);
-        let logits = pooled.dropout(self.dropout, train).apply(&self.picture_head);
-        match &self.feature_head {
-            Some(head) if features.size().get(1).copied().unwrap_or(0) > 0 => logits + features.to_kind(images.kind()).apply(head),
-            _ => logits,
-        }
-    }
-}
-
-/// Pictures → a float tensor [N, 3, S, S] with ink positive (white paper is 0), on `device`.
-pub fn pictures_tensor(pictures: &[Option<&Picture>], size: i64, device: Device) -> Tensor {
-    let side = usize::try_from(size).unwrap_or(224);
+/// Pictures as the network reads them: `side`×`side` RGB bytes each, row by row (a missing
+/// picture is a blank page, one of another size is resized).
+pub fn picture_bytes(pictures: &[Option<&Picture>], side: usize) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(pictures.len() * side * side * 3);
     let blank = Picture::blank(side as u32, side as u32);
     for picture in pictures {
@@ -187,9 +117,7 @@ pub fn pictures_tensor(pictures: &[Option<&Picture>], size: i64, device: Device)
             bytes.extend(resized(picture, side));
         }
     }
-    let n = pictures.len() as i64;
-    let images = Tensor::from_slice(&bytes).to_device(device).view([n, size, size, 3]).permute([0, 3, 1, 2]);
-    images.to_kind(Kind::Float).divide_scalar(-255.0) + 1.0
+    bytes
 }
 
 /// Nearest-neighbour resize for a picture drawn at another size (e.g. `render --size`).
@@ -220,14 +148,22 @@ pub fn fused_row(features: &Features, words: Option<&WordModel>) -> Vec<f32> {
     row
 }
 
-/// Standardised fused rows [N, F] (F = 0 when the net does not fuse them).
-pub fn fused_tensor(rows: &[Vec<f32>], spec: &NetSpec, device: Device) -> Tensor {
-    let n = rows.len() as i64;
+/// The fused rows standardised with the spec's statistics, row after row (nothing when the
+/// net does not fuse them).
+pub fn standardised_rows(rows: &[Vec<f32>], spec: &NetSpec) -> Vec<f32> {
     if !spec.fuses_features() {
-        return Tensor::zeros([n, 0], (Kind::Float, device));
+        return Vec::new();
     }
-    let values: Vec<f32> = rows.iter().flat_map(|row| row.iter().zip(&spec.feature_mean).zip(&spec.feature_std).map(|((v, m), s)| (v - m) / s)).collect();
-    Tensor::from_slice(&values).view([n, spec.feature_names.len() as i64]).to_device(device)
+    rows.iter().flat_map(|row| row.iter().zip(&spec.feature_mean).zip(&spec.feature_std).map(|((v, m), s)| (v - m) / s)).collect()
+}
+
+/// When the network's weights go into LibTorch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loading {
+    /// At load: the ResNet reads every page, or a GPU was asked for or is present.
+    Now,
+    /// When a page first needs it (the cascade on the CPU, whose gate decides most pages).
+    WhenFirstNeeded,
 }
 
 /// The shipped model, loaded for inference.
@@ -236,29 +172,51 @@ pub struct GenreNet {
     pub device: Device,
     /// Present when the spec fuses word scores.
     pub words: Option<WordModel>,
-    // LibTorch modules are used from one thread at a time.
-    net: Mutex<(nn::VarStore, Net)>,
+    weights: PathBuf,
+    net: OnceLock<Result<ResNet, TorchError>>,
 }
 
 impl GenreNet {
-    pub fn load(models: &Path, device: Device) -> Result<Self, ClassifyError> {
+    /// Reads the spec and the word model; the weights now, or (`WhenFirstNeeded`, on the CPU
+    /// only: `--device cpu`, or `auto` on a machine without an NVIDIA GPU) at the first pages
+    /// that need them. Either way a missing LibTorch library is an error here, not later.
+    pub fn load(models: &Path, choice: DeviceChoice, loading: Loading) -> Result<Self, ClassifyError> {
         let spec_path = models.join(RESNET_SPEC);
-        let weights_path = models.join(RESNET_WEIGHTS);
+        let weights = models.join(RESNET_WEIGHTS);
         let model_err = |path: &Path, source| ClassifyError::Model { path: path.to_path_buf(), source };
         let spec: NetSpec =
             ModelFileError::read(&spec_path).and_then(|text| ModelFileError::parse(&text, "goce-warc network spec")).map_err(|e| model_err(&spec_path, e))?;
         spec.check().map_err(|e| model_err(&spec_path, ModelFileError::Invalid(e)))?;
-        if !weights_path.is_file() {
-            return Err(model_err(&weights_path, ModelFileError::Invalid("missing".into())));
-        }
-        let mut vs = nn::VarStore::new(device);
-        let net = Net::new(&vs.root(), &spec);
-        vs.load(&weights_path).map_err(|e| model_err(&weights_path, ModelFileError::Weights(e)))?;
-        if device.is_cuda() {
-            vs.half();
+        if !weights.is_file() {
+            return Err(model_err(&weights, ModelFileError::Invalid("missing".into())));
         }
         let words = if spec.fuses_words { Some(load_word_model(&models.join(WORD_MODEL))?) } else { None };
-        Ok(Self { spec, device, words, net: Mutex::new((vs, net)) })
+        torch::library_path().map_err(torch_err)?;
+        let on_cpu_anyway = choice == DeviceChoice::Cpu || (choice == DeviceChoice::Auto && !torch::nvidia_gpu_present());
+        let net = Self { device: Device::Cpu, spec, words, weights, net: OnceLock::new() };
+        if loading == Loading::WhenFirstNeeded && on_cpu_anyway {
+            return Ok(net);
+        }
+        let device = torch::resolve_device(choice).map_err(|e| ClassifyError::Device(e.to_string()))?;
+        let loaded = ResNet::load(&net.spec.shape_json(), &net.weights, device).map_err(|e| model_err(&net.weights, ModelFileError::Weights(e.to_string())))?;
+        let cell = OnceLock::new();
+        let _ = cell.set(Ok(loaded));
+        Ok(Self { device, net: cell, ..net })
+    }
+
+    /// Whether the weights are in LibTorch yet.
+    pub fn is_loaded(&self) -> bool {
+        matches!(self.net.get(), Some(Ok(_)))
+    }
+
+    fn network(&self) -> Result<&ResNet, ClassifyError> {
+        self.net
+            .get_or_init(|| {
+                tracing::debug!("opening LibTorch for the ResNet");
+                ResNet::load(&self.spec.shape_json(), &self.weights, self.device)
+            })
+            .as_ref()
+            .map_err(|e| torch_err(e.clone()))
     }
 
     /// One forward pass over the inputs, predictions in input order.
@@ -266,20 +224,12 @@ impl GenreNet {
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
-        let guard = self.net.lock().map_err(|_| ClassifyError::Net("its lock was poisoned"))?;
-        let (_, net) = &*guard;
+        let net = self.network()?;
+        let side = usize::try_from(self.spec.input_size).unwrap_or(224);
         let pictures: Vec<Option<&Picture>> = inputs.iter().map(|i| i.picture).collect();
         let rows: Vec<Vec<f32>> = inputs.iter().map(|i| fused_row(i.features, self.words.as_ref())).collect();
-        let probs = tch::no_grad(|| -> Result<Vec<f32>, tch::TchError> {
-            let mut images = pictures_tensor(&pictures, self.spec.input_size, self.device);
-            let mut feats = fused_tensor(&rows, &self.spec, self.device);
-            if self.device.is_cuda() {
-                images = images.to_kind(Kind::Half);
-                feats = feats.to_kind(Kind::Half);
-            }
-            let probs = net.forward(&images, &feats, false).to_kind(Kind::Float).softmax(-1, Kind::Float).to_device(Device::Cpu);
-            Vec::<f32>::try_from(probs.flatten(0, -1))
-        })?;
+        let probs =
+            net.probabilities(&picture_bytes(&pictures, side), &standardised_rows(&rows, &self.spec), inputs.len(), PAGE_TYPE_COUNT).map_err(torch_err)?;
         Ok(probs
             .chunks_exact(PAGE_TYPE_COUNT)
             .map(|row| {
@@ -289,6 +239,10 @@ impl GenreNet {
             })
             .collect())
     }
+}
+
+fn torch_err(e: TorchError) -> ClassifyError {
+    ClassifyError::Torch(e.to_string())
 }
 
 /// Reads `models/genre-words.json`.

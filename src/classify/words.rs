@@ -12,7 +12,6 @@
 use std::hash::{BuildHasher, Hasher};
 
 use foldhash::HashMap;
-use tch::{Device, Kind, Tensor};
 
 use super::PAGE_TYPE_COUNT;
 use crate::dom::{DOCUMENT, Dom, NodeData};
@@ -300,9 +299,16 @@ impl WordModel {
     }
 
     /// Learns the vocabulary (per field: words in at least `min_df` training pages, the
-    /// `max_words` most common) and the regression. `docs[i]` lists page i's distinct
-    /// (field, word) pairs with counts.
-    pub fn train(docs: &[&[(usize, String, u32)]], labels: &[usize], class_weights: &[f32], settings: &WordTraining) -> Result<Self, tch::TchError> {
+    /// `max_words` most common) and the regression, which `fit` solves (LibTorch's Adam in
+    /// the trainer: `goce_warc_torch::words`). `docs[i]` lists page i's distinct (field,
+    /// word) pairs with counts.
+    pub fn train<E>(
+        docs: &[&[(usize, String, u32)]],
+        labels: &[usize],
+        class_weights: &[f32],
+        settings: &WordTraining,
+        fit: impl FnOnce(&WordRegression<'_>) -> Result<Vec<Vec<f32>>, E>,
+    ) -> Result<Self, E> {
         let n = docs.len().max(1) as f32;
         let mut df: Vec<HashMap<&str, u32>> = vec![HashMap::default(); FIELDS.len()];
         for doc in docs {
@@ -334,42 +340,23 @@ impl WordModel {
                 row[column] = value;
             }
         }
-        let device = Device::Cpu;
-        let x = Tensor::from_slice(&x).view([docs.len() as i64, columns as i64]);
-        let targets = Tensor::from_slice(&labels.iter().map(|&l| l as i64).collect::<Vec<_>>());
         let sample_weights: Vec<f32> = labels.iter().map(|&l| class_weights[l]).collect();
-        let sample_weights = Tensor::from_slice(&sample_weights);
-        let total = sample_weights.sum(Kind::Float);
-        let w = Tensor::zeros([columns as i64, PAGE_TYPE_COUNT as i64], (Kind::Float, device)).set_requires_grad(true);
-        let b = Tensor::zeros([PAGE_TYPE_COUNT as i64], (Kind::Float, device)).set_requires_grad(true);
-        // Full-batch Adam on a convex loss, written out: two tensors need no VarStore.
-        let (mut m_w, mut v_w) = (w.zeros_like(), w.zeros_like());
-        let (mut m_b, mut v_b) = (b.zeros_like(), b.zeros_like());
-        let (beta1, beta2, lr) = (0.9f64, 0.999f64, settings.learning_rate);
-        for step in 1..=settings.steps {
-            let logits = x.matmul(&w) + &b;
-            let picked = logits.log_softmax(-1, Kind::Float).gather(1, &targets.unsqueeze(1), false).squeeze_dim(1);
-            let loss = -(picked * &sample_weights).sum(Kind::Float) / &total + w.square().sum(Kind::Float) * settings.l2;
-            let (gw, gb) = {
-                let grads = Tensor::run_backward(&[loss], &[&w, &b], false, false);
-                (grads[0].shallow_clone(), grads[1].shallow_clone())
-            };
-            tch::no_grad(|| {
-                for (p, g, m, v) in [(&w, &gw, &mut m_w, &mut v_w), (&b, &gb, &mut m_b, &mut v_b)] {
-                    *m = &*m * beta1 + g * (1.0 - beta1);
-                    *v = &*v * beta2 + g.square() * (1.0 - beta2);
-                    let m_hat = &*m / (1.0 - beta1.powi(step as i32));
-                    let v_hat = &*v / (1.0 - beta2.powi(step as i32));
-                    let mut p = p.shallow_clone();
-                    let _ = p.f_sub_(&(m_hat / (v_hat.sqrt() + 1e-8) * lr));
-                }
-            });
-        }
-        let w = Vec::<f32>::try_from(w.detach().transpose(0, 1).contiguous().flatten(0, -1))?;
-        let b = Vec::<f32>::try_from(b.detach())?;
-        model.weights = (0..PAGE_TYPE_COUNT).map(|k| std::iter::once(b[k]).chain(w[k * columns..(k + 1) * columns].iter().copied()).collect()).collect();
+        let regression = WordRegression { x: &x, rows: docs.len(), columns, labels, sample_weights: &sample_weights, classes: PAGE_TYPE_COUNT, settings };
+        model.weights = fit(&regression)?;
         Ok(model)
     }
+}
+
+/// The regression the word model's weights solve: TF-IDF rows `x` (`rows` × `columns`, row
+/// by row) and their page types; per class, the bias then a weight per column.
+pub struct WordRegression<'a> {
+    pub x: &'a [f32],
+    pub rows: usize,
+    pub columns: usize,
+    pub labels: &'a [usize],
+    pub sample_weights: &'a [f32],
+    pub classes: usize,
+    pub settings: &'a WordTraining,
 }
 
 /// How the word model is fitted.
@@ -448,13 +435,25 @@ mod tests {
         }
     }
 
+    /// A fit for the tests, without LibTorch: each class's weights its rows' mean, scaled
+    /// (the trainer's Adam fit is tested in goce-warc-torch).
+    fn centroids(r: &WordRegression<'_>) -> Result<Vec<Vec<f32>>, std::convert::Infallible> {
+        Ok((0..r.classes)
+            .map(|k| {
+                let rows: Vec<&[f32]> = r.x.chunks_exact(r.columns).zip(r.labels).filter(|(_, l)| **l == k).map(|(row, _)| row).collect();
+                let mean = |c: usize| if rows.is_empty() { 0.0 } else { 10.0 * rows.iter().map(|row| row[c]).sum::<f32>() / rows.len() as f32 };
+                std::iter::once(0.0).chain((0..r.columns).map(mean)).collect()
+            })
+            .collect())
+    }
+
     #[test]
     fn a_trained_model_separates_pages_by_their_words() {
         let page = |type_word: &str, i: usize| vec![(0usize, type_word.to_string(), 3u32), (0, format!("filler{}", i % 4), 1), (1, "content".to_string(), 1)];
         let docs: Vec<_> = (0..40).map(|i| page(if i % 2 == 0 { "reply" } else { "cart" }, i)).collect();
         let labels: Vec<usize> = (0..40).map(|i| if i % 2 == 0 { 1 } else { 2 }).collect();
         let docs: Vec<&[(usize, String, u32)]> = docs.iter().map(Vec::as_slice).collect();
-        let model = WordModel::train(&docs, &labels, &[1.0; PAGE_TYPE_COUNT], &WordTraining::default()).unwrap();
+        let model = WordModel::train(&docs, &labels, &[1.0; PAGE_TYPE_COUNT], &WordTraining::default(), centroids).unwrap();
         assert!(model.is_consistent());
         let bag = |w: &str| WordBag(vec![(word_hash(0, w), 2)]);
         let forum = model.log_probabilities(&bag("reply"));
@@ -473,7 +472,7 @@ mod tests {
             .collect();
         let docs: Vec<&[(usize, String, u32)]> = docs.iter().map(Vec::as_slice).collect();
         let labels: Vec<usize> = (0..40).map(|i| if i % 2 == 0 { 1 } else { 2 }).collect();
-        let model = WordModel::train(&docs, &labels, &[1.0; PAGE_TYPE_COUNT], &WordTraining::default()).unwrap();
+        let model = WordModel::train(&docs, &labels, &[1.0; PAGE_TYPE_COUNT], &WordTraining::default(), centroids).unwrap();
         let html = "<title>title1 and more</title><div class='post unknownClass'>reply reply, cart and words no page had</div>";
         let dom = Dom::parse_with_styles(html, DomLimits { max_elements: 1000, deadline: None }).unwrap();
         let (all, known) = (WordBag::of(&dom, "https://x.example/some/path"), WordBag::of_known(&dom, "https://x.example/some/path", &model));

@@ -65,12 +65,13 @@ impl ClassifierArgs {
     pub fn load(&self, threads: usize) -> Result<Option<Classifier>, ClassifyError> {
         let Some(kind) = self.kind() else { return Ok(None) };
         if kind.needs_picture() {
-            tch::set_num_threads(i32::try_from(threads.max(1)).unwrap_or(1));
+            crate::torch::set_threads(threads);
         }
         let models = crate::classify::find_models_dir(self.models.as_deref())?;
         let classifier = Classifier::load(kind, &models, self.device)?;
         if let Some(net) = classifier.net() {
-            tracing::info!("classifier: {} from {} on {:?}", kind.name(), models.display(), net.device);
+            let when = if net.is_loaded() { "" } else { ", LibTorch opened when a page first needs the network" };
+            tracing::info!("classifier: {} from {} on {:?}{when}", kind.name(), models.display(), net.device);
         }
         Ok(Some(classifier))
     }

@@ -16,14 +16,17 @@ use crate::gold::dataset;
 use goce_warc::analyse::{ExtractLimits, Genre, PageAnalysis, parse_page};
 use goce_warc::classify::features::{FEATURE_COUNT, FEATURES, Features, PAPER_FEATURE_COUNT};
 use goce_warc::classify::linear::{LINEAR_TRAINING, LinearModel, standardisation};
-use goce_warc::classify::resnet::{Net, NetInput, NetSpec, fused_tensor, pictures_tensor};
-use goce_warc::classify::words::{WordBag, WordModel, WordTraining, word_counts};
+use goce_warc::classify::resnet::{NetInput, NetSpec, picture_bytes, standardised_rows};
+use goce_warc::classify::words::{WordBag, WordModel, WordRegression, WordTraining, word_counts};
 use goce_warc::classify::{
-    CASCADE_MODEL, CheckRecord, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC, RESNET_WEIGHTS,
-    WORD_MODEL, cascade, select_device,
+    CASCADE_MODEL, CheckRecord, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, Loading, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC,
+    RESNET_WEIGHTS, WORD_MODEL, cascade,
 };
 use goce_warc::dom::FOR_RENDERING;
 use goce_warc::render::{Picture, RenderOptions, render_lite};
+use goce_warc_torch::device::{DeviceRequest, select};
+use goce_warc_torch::resnet::{Net, ResNetShape, features_tensor, pictures_tensor};
+use goce_warc_torch::words::{SoftmaxProblem, fit_softmax_regression};
 
 /// Everything `train` is told; the defaults are the shipped model's.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -378,7 +381,11 @@ pub fn renderer_description(options: &RenderOptions) -> String {
 pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainReport>, TrainError> {
     tch::set_num_threads(i32::try_from(config.threads.max(1)).unwrap_or(1));
     tch::manual_seed(i64::try_from(config.seed % (1 << 62)).unwrap_or(0));
-    let device = select_device(config.device)?;
+    let device = select(match config.device {
+        DeviceChoice::Auto => DeviceRequest::Auto,
+        DeviceChoice::Cpu => DeviceRequest::Cpu,
+        DeviceChoice::Cuda(index) => DeviceRequest::Cuda(index),
+    })?;
     std::fs::create_dir_all(&config.out).map_err(|e| TrainError::io(&config.out, e))?;
 
     let started = Instant::now();
@@ -447,7 +454,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     // the words on pages they were not fitted to.
     let words_started = Instant::now();
     let train_docs: Vec<&[(usize, String, u32)]> = train_set.iter().map(|s| s.words.as_slice()).collect();
-    let word_model = WordModel::train(&train_docs, &labels, &weights, &config.words)?;
+    let word_model = WordModel::train(&train_docs, &labels, &weights, &config.words, fit_words)?;
     let folds = config.word_folds.max(2);
     let fold_of = |s: &Sample| splitmix(goce_warc::classify::words::word_hash(0, &s.domain)) % folds;
     let mut train_word_scores = vec![[0.0f32; PAGE_TYPE_COUNT]; train_set.len()];
@@ -458,7 +465,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
         }
         let docs: Vec<&[(usize, String, u32)]> = outside.iter().map(|&i| train_docs[i]).collect();
         let fold_labels: Vec<usize> = outside.iter().map(|&i| labels[i]).collect();
-        let model = WordModel::train(&docs, &fold_labels, &weights, &config.words)?;
+        let model = WordModel::train(&docs, &fold_labels, &weights, &config.words, fit_words)?;
         for i in inside {
             train_word_scores[i] = model.log_probabilities(&train_set[i].features.words);
         }
@@ -502,7 +509,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     ));
 
     if config.cascade_only {
-        let net = GenreNet::load(&config.out, Device::Cpu)?;
+        let net = GenreNet::load(&config.out, DeviceChoice::Cpu, Loading::Now)?;
         write_cascade(config, &net, &all_linear, &validation_set, &test_set, log)?;
         return Ok(None);
     }
@@ -531,7 +538,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     write_json(&config.out.join(RESNET_SPEC), &spec)?;
 
     // The genre threshold that is right most often on the validation domains.
-    let net = GenreNet::load(&config.out, Device::Cpu)?;
+    let net = GenreNet::load(&config.out, DeviceChoice::Cpu, Loading::Now)?;
     let validation_probabilities: Vec<[f32; PAGE_TYPE_COUNT]> = predict_samples(&net, &validation_set)?.iter().map(|p| p.probabilities).collect();
     let threshold = choose_threshold(&validation_set, &validation_probabilities);
     log(&format!("resnet: list-view threshold {threshold:.2} (validation domains)"));
@@ -539,7 +546,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     write_json(&config.out.join(RESNET_SPEC), &spec)?;
 
     // Score the saved (best) network exactly as goce-warc will load it.
-    let net = GenreNet::load(&config.out, Device::Cpu)?;
+    let net = GenreNet::load(&config.out, DeviceChoice::Cpu, Loading::Now)?;
     let mut resnet = BTreeMap::new();
     for (name, set) in [("validation", &validation_set), ("test", &test_set)].into_iter().chain(added_tests.iter().map(|(n, s)| (n.as_str(), s))) {
         let predicted = predict_samples(&net, set)?;
@@ -701,10 +708,12 @@ fn train_resnet(
     log: &dyn Fn(&str),
 ) -> Result<(Vec<EpochLog>, usize, i64), TrainError> {
     let vs = nn::VarStore::new(device);
-    let mut net = Net::new(&vs.root(), spec);
+    let mut net = Net::new(&vs.root(), &shape_of(spec)?);
     if let Some(weights) = start {
         net.start_from_linear(weights);
     }
+    let side = usize::try_from(spec.input_size).unwrap_or(224);
+    let features = spec.feature_names.len() as i64;
     let parameters: i64 = vs.variables().values().filter(|v| v.requires_grad()).map(Tensor::numel).map(|n| n as i64).sum();
     log(&format!("resnet: widths {:?}, blocks {:?}, {parameters} parameters, fused features: {}", spec.widths, spec.blocks, spec.fuses_features()));
     let mut optimizer = nn::AdamW { wd: config.weight_decay, ..Default::default() }.build(&vs, config.learning_rate)?;
@@ -756,8 +765,8 @@ fn train_resnet(
                 })
                 .collect();
             let targets: Vec<i64> = batch.iter().map(|&i| train_set[i].label.index() as i64).collect();
-            let images = pictures_tensor(&picture_refs, spec.input_size, device);
-            let feats = fused_tensor(&rows, spec, device);
+            let images = pictures_tensor(&picture_bytes(&picture_refs, side), batch.len(), spec.input_size, device);
+            let feats = features_tensor(&standardised_rows(&rows, spec), batch.len(), features, device);
             let logits = net.forward(&images, &feats, true);
             let loss = weighted_loss(&logits, &Tensor::from_slice(&targets).to_device(device), &weights);
             optimizer.backward_step(&loss);
@@ -770,7 +779,8 @@ fn train_resnet(
             for (chunk, rows) in validation_set.chunks(64).zip(validation_rows.chunks(64)) {
                 let pictures: Vec<Option<&Picture>> = chunk.iter().map(|s| Some(&s.picture)).collect();
                 let targets: Vec<i64> = chunk.iter().map(|s| s.label.index() as i64).collect();
-                let logits = net.forward(&pictures_tensor(&pictures, spec.input_size, device), &fused_tensor(rows, spec, device), false);
+                let images = pictures_tensor(&picture_bytes(&pictures, side), chunk.len(), spec.input_size, device);
+                let logits = net.forward(&images, &features_tensor(&standardised_rows(rows, spec), chunk.len(), features, device), false);
                 let targets = Tensor::from_slice(&targets).to_device(device);
                 loss += logits.cross_entropy_for_logits(&targets).double_value(&[]) * chunk.len() as f64;
                 let probs = Vec::<f32>::try_from(logits.softmax(-1, Kind::Float).to_device(Device::Cpu).flatten(0, -1)).unwrap_or_default();
@@ -1016,6 +1026,26 @@ pub fn model_card(report: &TrainReport) -> String {
     out += &format!("\n## Reproduce\n\n```\nmake model # goce-warc-train train --dataset {}{added} --out models\n```\n", c.dataset.display());
     out += &format!("\ngoce-warc {}.\n", report.goce_warc_version);
     out
+}
+
+/// The layers' shape of a spec, as the product's loader reads it.
+fn shape_of(spec: &NetSpec) -> Result<ResNetShape, TrainError> {
+    serde_json::from_str(&spec.shape_json()).map_err(|e| TrainError::Data(format!("the network's shape: {e}")))
+}
+
+/// The word model's regression, fitted with LibTorch's Adam.
+fn fit_words(r: &WordRegression<'_>) -> Result<Vec<Vec<f32>>, tch::TchError> {
+    fit_softmax_regression(&SoftmaxProblem {
+        x: r.x,
+        rows: r.rows,
+        columns: r.columns,
+        labels: r.labels,
+        sample_weights: r.sample_weights,
+        classes: r.classes,
+        l2: r.settings.l2,
+        steps: r.settings.steps,
+        learning_rate: r.settings.learning_rate,
+    })
 }
 
 #[cfg(test)]

@@ -20,6 +20,8 @@ pub enum TrainError {
     Gold(#[from] GoldError),
     #[error("LibTorch: {0}")]
     Torch(#[from] tch::TchError),
+    #[error(transparent)]
+    Network(#[from] goce_warc_torch::TorchError),
     #[error("fitting {what}: {source}")]
     Trees { what: &'static str, source: forust_ml::errors::ForustError },
     #[error("{}: {source}", page.display())]

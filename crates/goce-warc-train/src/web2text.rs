@@ -17,9 +17,10 @@ use crate::classify::splitmix;
 use crate::gold::metrics::{word_prf, words};
 use goce_warc::extract::ExtractLimits;
 use goce_warc::extract::web2text::features::{BLOCK_FEATURES, EDGE_FEATURES};
-use goce_warc::extract::web2text::net::{ModelSpec, SequenceCnn, Web2TextModel, sequence_tensor, standardise};
+use goce_warc::extract::web2text::net::{ModelSpec, Web2TextModel, feature_major, standardise};
 use goce_warc::extract::web2text::viterbi::Label;
 use goce_warc::extract::web2text::{Inference, MODEL_SPEC, MODEL_WEIGHTS, PageBlocks, Web2TextError, align};
+use goce_warc_torch::web2text::{CnnShape, SequenceCnn, probabilities, sequence_tensor};
 
 /// The paper's split sizes.
 pub const TEST_PAGES: usize = 148;
@@ -248,10 +249,11 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Tr
         config.seed
     );
 
+    let shape: CnnShape = serde_json::from_str(&spec.shape_json()).map_err(|e| TrainError::json("the networks' shape", e))?;
     let vs_unary = nn::VarStore::new(Device::Cpu);
-    let unary = SequenceCnn::new(&vs_unary.root() / "unary", BLOCK_FEATURES as i64, 2, &spec);
+    let unary = SequenceCnn::new(&vs_unary.root() / "unary", BLOCK_FEATURES as i64, 2, &shape);
     let vs_pairwise = nn::VarStore::new(Device::Cpu);
-    let pairwise = SequenceCnn::new(&vs_pairwise.root() / "pairwise", EDGE_FEATURES as i64, 4, &spec);
+    let pairwise = SequenceCnn::new(&vs_pairwise.root() / "pairwise", EDGE_FEATURES as i64, 4, &shape);
     let count = |vs: &nn::VarStore| vs.variables().values().map(Tensor::numel).sum::<usize>() as i64;
     let (unary_parameters, pairwise_parameters) = (count(&vs_unary), count(&vs_pairwise));
     log(&format!("unary CNN: {unary_parameters} parameters; pairwise CNN: {pairwise_parameters}"));
@@ -269,8 +271,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Tr
         log,
         |_| {
             Ok(score(&validation, |p| {
-                let xs = sequence_tensor(&p.page.blocks, &spec.block_mean, &spec.block_std);
-                let probs = goce_warc::extract::web2text::net::probabilities::<2>(&tch::no_grad(|| unary.forward_t(&xs, false)))?;
+                let xs = sequence_tensor(&feature_major(&p.page.blocks, &spec.block_mean, &spec.block_std), BLOCK_FEATURES, p.page.blocks.len());
+                let probs = probabilities::<2>(&tch::no_grad(|| unary.forward_t(&xs, false))).map_err(|e| Web2TextError::Torch(e.to_string()))?;
                 Ok(goce_warc::extract::web2text::viterbi::unary_only(&probs))
             })?
             .f1)
@@ -290,8 +292,8 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<TrainReport, Tr
                 if p.page.edges.is_empty() {
                     continue;
                 }
-                let es = sequence_tensor(&p.page.edges, &spec.edge_mean, &spec.edge_std);
-                let probs = goce_warc::extract::web2text::net::probabilities::<4>(&tch::no_grad(|| pairwise.forward_t(&es, false)))?;
+                let es = sequence_tensor(&feature_major(&p.page.edges, &spec.edge_mean, &spec.edge_std), EDGE_FEATURES, p.page.edges.len());
+                let probs = probabilities::<4>(&tch::no_grad(|| pairwise.forward_t(&es, false)))?;
                 for (i, pr) in probs.iter().enumerate() {
                     let want = usize::from(p.labels[i]) * 2 + usize::from(p.labels[i + 1]);
                     let got = (0..4).max_by(|&a, &b| pr[a].total_cmp(&pr[b])).unwrap_or(0);

@@ -25,8 +25,9 @@ const HOW_TO_FIX: &str = "restore models/ from the goce-warc repository, or retr
 pub enum Web2TextError {
     #[error("Web2Text model file {path}: {source}; {HOW_TO_FIX}")]
     Model { path: PathBuf, source: crate::models::ModelFileError },
+    /// LibTorch (opened through [`crate::torch`]) failed, or could not be opened.
     #[error("LibTorch: {0}")]
-    Torch(#[from] tch::TchError),
+    Torch(String),
     /// The networks' state, not LibTorch, failed (a poisoned lock).
     #[error("Web2Text's networks: {0}")]
     Net(&'static str),

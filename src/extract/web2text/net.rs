@@ -1,14 +1,13 @@
-//! The two networks of the paper's section 3.4, in LibTorch through `tch`: 1-D
-//! convolutions along the sequence of blocks (unary: block features → 2 logits per block)
-//! or of edges (pairwise: edge features → 4 logits per pair). Five layers, ReLU between
-//! them, zero padding so every layer keeps the sequence length; filters 50, 50, 50, 10
-//! and the output, kernel sizes 1, 1, 3, 3, 3 (the reference implementation's shape).
+//! The two networks of the paper's section 3.4: 1-D convolutions along the sequence of
+//! blocks (unary: block features → 2 logits per block) or of edges (pairwise: edge
+//! features → 4 logits per pair). Five layers, ReLU between them, zero padding so every
+//! layer keeps the sequence length; filters 50, 50, 50, 10 and the output, kernel sizes 1,
+//! 1, 3, 3, 3 (the reference implementation's shape). The layers are LibTorch's, in
+//! `crates/goce-warc-torch`; this module holds their spec and prepares their inputs.
 
 use std::path::Path;
-use std::sync::Mutex;
 
-use tch::nn::{self, Module};
-use tch::{Device, Kind, Tensor};
+use crate::torch::{TorchError, Web2TextNets};
 
 use super::features::{BLOCK_FEATURES, EDGE_FEATURES};
 use super::{MODEL_SPEC, MODEL_WEIGHTS, Web2TextError};
@@ -54,6 +53,18 @@ impl ModelSpec {
         }
     }
 
+    /// What the layers need of it (`goce_warc_torch::web2text::CnnShape`), as JSON.
+    pub fn shape_json(&self) -> String {
+        serde_json::json!({
+            "filters": self.filters,
+            "kernels": self.kernels,
+            "dropout": self.dropout,
+            "block_features": BLOCK_FEATURES,
+            "edge_features": EDGE_FEATURES,
+        })
+        .to_string()
+    }
+
     fn check(&self) -> Result<(), String> {
         if self.kernels.len() != self.filters.len() + 1 || self.kernels.iter().chain(&self.filters).any(|&v| v < 1) {
             return Err("kernels must be one more than filters, all positive".into());
@@ -68,78 +79,26 @@ impl ModelSpec {
     }
 }
 
-/// One of the two CNNs.
-pub struct SequenceCnn {
-    layers: Vec<nn::Conv1D>,
-    dropout: f64,
-}
-
-impl SequenceCnn {
-    pub fn new(p: nn::Path<'_>, inputs: i64, outputs: i64, spec: &ModelSpec) -> Self {
-        let mut widths = vec![inputs];
-        widths.extend(&spec.filters);
-        widths.push(outputs);
-        let layers = spec
-            .kernels
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| {
-                let config = nn::ConvConfig { padding: k / 2, ..Default::default() };
-                nn::conv1d(&p / format!("conv{i}"), widths[i], widths[i + 1], k, config)
-            })
-            .collect();
-        Self { layers, dropout: spec.dropout }
-    }
-
-    /// `xs`: [batch, features, length] → logits [batch, outputs, length].
-    pub fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        let last = self.layers.len() - 1;
-        let mut ys = xs.shallow_clone();
-        for (i, layer) in self.layers.iter().enumerate() {
-            ys = layer.forward(&ys);
-            if i < last {
-                ys = ys.relu().dropout(self.dropout, train);
-            }
-        }
-        ys
-    }
-}
-
-/// Both networks under one variable store (`unary/…`, `pairwise/…`).
-pub struct Nets {
-    pub unary: SequenceCnn,
-    pub pairwise: SequenceCnn,
-}
-
-impl Nets {
-    pub fn new(vs: &nn::VarStore, spec: &ModelSpec) -> Self {
-        let root = vs.root();
-        Self {
-            unary: SequenceCnn::new(&root / "unary", BLOCK_FEATURES as i64, 2, spec),
-            pairwise: SequenceCnn::new(&root / "pairwise", EDGE_FEATURES as i64, 4, spec),
-        }
-    }
-}
-
-/// Rows of features → a standardised [1, features, rows] tensor.
-pub fn sequence_tensor<const N: usize>(rows: &[[f32; N]], mean: &[f32], std: &[f32]) -> Tensor {
+/// Rows of features → their standardised values, feature by feature (the layout
+/// `goce_warc_torch::web2text::sequence_tensor` reads as [1, features, rows]).
+pub fn feature_major<const N: usize>(rows: &[[f32; N]], mean: &[f32], std: &[f32]) -> Vec<f32> {
     let mut data = vec![0f32; N * rows.len()];
     for (j, row) in rows.iter().enumerate() {
         for i in 0..N {
             data[i * rows.len() + j] = standardise(row[i], mean[i], std[i]);
         }
     }
-    Tensor::from_slice(&data).reshape([1, N as i64, rows.len() as i64])
+    data
 }
 
 pub fn standardise(value: f32, mean: f32, std: f32) -> f32 {
     (value - mean) / std.max(1e-6)
 }
 
-/// The shipped model, loaded for inference.
+/// The shipped model, loaded for inference (LibTorch opened through [`crate::torch`]).
 pub struct Web2TextModel {
     pub spec: ModelSpec,
-    nets: Mutex<(nn::VarStore, Nets)>,
+    nets: Web2TextNets,
 }
 
 impl Web2TextModel {
@@ -150,14 +109,11 @@ impl Web2TextModel {
             ModelFileError::read(&spec_path).and_then(|text| ModelFileError::parse(&text, "Web2Text spec")).map_err(|e| err(&spec_path, e))?;
         spec.check().map_err(|e| err(&spec_path, ModelFileError::Invalid(e)))?;
         let weights_path = models.join(MODEL_WEIGHTS);
-        let mut vs = nn::VarStore::new(Device::Cpu);
-        let nets = Nets::new(&vs, &spec);
-        vs.load(&weights_path).map_err(|e| err(&weights_path, ModelFileError::Weights(e)))?;
-        Ok(Self { spec, nets: Mutex::new((vs, nets)) })
-    }
-
-    pub fn from_parts(spec: ModelSpec, vs: nn::VarStore, nets: Nets) -> Self {
-        Self { spec, nets: Mutex::new((vs, nets)) }
+        let nets = Web2TextNets::load(&spec.shape_json(), &weights_path, BLOCK_FEATURES, EDGE_FEATURES).map_err(|e| match e {
+            TorchError::Call(message) => err(&weights_path, ModelFileError::Weights(message)),
+            other => Web2TextError::Torch(other.to_string()),
+        })?;
+        Ok(Self { spec, nets })
     }
 
     /// The networks' probabilities: per block [boilerplate, content], per pair of
@@ -167,31 +123,19 @@ impl Web2TextModel {
             return Ok((Vec::new(), Vec::new()));
         }
         let s = &self.spec;
-        let xs = sequence_tensor(blocks, &s.block_mean, &s.block_std);
-        let es = (!edges.is_empty()).then(|| sequence_tensor(edges, &s.edge_mean, &s.edge_std));
-        let guard = self.nets.lock().map_err(|_| Web2TextError::Net("their lock was poisoned"))?;
-        let nets = &guard.1;
-        tch::no_grad(|| -> Result<_, Web2TextError> {
-            let unary = probabilities::<2>(&nets.unary.forward_t(&xs, false))?;
-            let pairwise = match &es {
-                Some(es) => probabilities::<4>(&nets.pairwise.forward_t(es, false))?,
-                None => Vec::new(),
-            };
-            Ok((unary, pairwise))
-        })
+        let xs = feature_major(blocks, &s.block_mean, &s.block_std);
+        let es = feature_major(edges, &s.edge_mean, &s.edge_std);
+        let (unary, pairwise) = self.nets.potentials(&xs, blocks.len(), &es, edges.len()).map_err(|e| Web2TextError::Torch(e.to_string()))?;
+        Ok((rows_of::<2>(&unary), rows_of::<4>(&pairwise)))
     }
 }
 
-/// Logits [1, K, n] → softmax rows of K.
-pub fn probabilities<const K: usize>(logits: &Tensor) -> Result<Vec<[f32; K]>, Web2TextError> {
-    let probs = logits.softmax(1, Kind::Float).squeeze_dim(0).transpose(0, 1).contiguous();
-    let flat: Vec<f32> = Vec::<f32>::try_from(probs.flatten(0, -1))?;
-    Ok(flat
-        .chunks_exact(K)
+fn rows_of<const K: usize>(flat: &[f32]) -> Vec<[f32; K]> {
+    flat.chunks_exact(K)
         .map(|c| {
             let mut row = [0.0; K];
             row.copy_from_slice(c);
             row
         })
-        .collect())
+        .collect()
 }
