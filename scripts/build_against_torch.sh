@@ -7,7 +7,8 @@
 # docs/classification.md were measured (against the GPU image's PyTorch 2.11).
 # Usage: scripts/build_against_torch.sh TORCH_DIR [WORK_DIR]
 #   TORCH_DIR: a folder with include/ and lib/ (a PyTorch wheel's torch/ folder)
-#   Results: WORK_DIR/target/release/goce-warc and WORK_DIR/target/release/deps/classify-*
+#   Results: WORK_DIR/target/release/goce-warc, the libgoce_warc_torch.so that must stay beside it,
+#   and WORK_DIR/target/release/deps/classify-*
 set -euo pipefail
 torch=$(realpath "${1:?usage: build_against_torch.sh TORCH_DIR [WORK_DIR]}")
 work=$(realpath -m "${2:-target/other-torch}")
@@ -48,4 +49,6 @@ printf '\n[patch.crates-io]\ntorch-sys = { path = "%s" }\n' "$work/torch-sys" >>
 cd "$work/src-tree"
 LIBTORCH="$torch" LIBTORCH_BYPASS_VERSION_CHECK=1 CARGO_TARGET_DIR="$work/target" \
   cargo build --release --bin goce-warc --bench classify
-ls -1 "$work/target/release/goce-warc" "$work"/target/release/deps/classify-* | grep -v '\.d$'
+LIBTORCH="$torch" LIBTORCH_BYPASS_VERSION_CHECK=1 CARGO_TARGET_DIR="$work/target" \
+  cargo build --release -p goce-warc-torch
+ls -1 "$work/target/release/goce-warc" "$work/target/release/libgoce_warc_torch.so" "$work"/target/release/deps/classify-* | grep -v '\.d$'

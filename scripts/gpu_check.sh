@@ -6,6 +6,7 @@
 # Run from the repository root on the GPU machine with .gpu/ carried (git-ignored):
 #   goce-warc.xz   the stripped binary, built by scripts/build_against_torch.sh against the
 #                  PyTorch wheel the machine holds (its torch/ folder), xz-compressed
+#   libgoce_warc_torch.so.xz  the library it opens for its networks, from the same build
 #   pages.tar.xz   wcxb/: the 305 held-out WCXB-dev pages (number 0 mod 5); trafi/: the 470
 #                  trafi-dev pages (html/ID.html.gz, ground-truth/ID.json cut to the URL)
 #   make_warc.py   ../shared/tools/make_warc.py
@@ -15,6 +16,7 @@ exec > >(tee "$OUT/log") 2>&1
 T=$(python3 -c "import torch,os;print(os.path.dirname(torch.__file__))")
 export LD_LIBRARY_PATH=$T/lib GOCE_MODELS=$PWD/models
 BIN=$W/goce-warc; xz -dc $G/goce-warc.xz > $BIN; chmod +x $BIN
+xz -dc $G/libgoce_warc_torch.so.xz > $W/libgoce_warc_torch.so   # opened from beside the binary
 tar -xJf $G/pages.tar.xz -C $W
 echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
