@@ -193,15 +193,19 @@ impl GenreNet {
         let words = if spec.fuses_words { Some(load_word_model(&models.join(WORD_MODEL))?) } else { None };
         torch::library_path().map_err(torch_err)?;
         let on_cpu_anyway = choice == DeviceChoice::Cpu || (choice == DeviceChoice::Auto && !torch::nvidia_gpu_present());
-        let net = Self { device: Device::Cpu, spec, words, weights, net: OnceLock::new() };
-        if loading == Loading::WhenFirstNeeded && on_cpu_anyway {
-            return Ok(net);
+        let lazy = loading == Loading::WhenFirstNeeded && on_cpu_anyway;
+        let device = if lazy { Device::Cpu } else { torch::resolve_device(choice).map_err(|e| ClassifyError::Device(e.to_string()))? };
+        let net = Self { device, spec, words, weights, net: OnceLock::new() };
+        if !lazy {
+            let loaded = net.load_weights().map_err(|e| model_err(&net.weights, ModelFileError::Weights(e.to_string())))?;
+            let _ = net.net.set(Ok(loaded));
         }
-        let device = torch::resolve_device(choice).map_err(|e| ClassifyError::Device(e.to_string()))?;
-        let loaded = ResNet::load(&net.spec.shape_json(), &net.weights, device).map_err(|e| model_err(&net.weights, ModelFileError::Weights(e.to_string())))?;
-        let cell = OnceLock::new();
-        let _ = cell.set(Ok(loaded));
-        Ok(Self { device, net: cell, ..net })
+        Ok(net)
+    }
+
+    /// The weights into LibTorch (opening it), on the resolved device.
+    fn load_weights(&self) -> Result<ResNet, TorchError> {
+        ResNet::load(&self.spec.shape_json(), &self.weights, self.device)
     }
 
     /// Whether the weights are in LibTorch yet.
@@ -213,7 +217,7 @@ impl GenreNet {
         self.net
             .get_or_init(|| {
                 tracing::debug!("opening LibTorch for the ResNet");
-                ResNet::load(&self.spec.shape_json(), &self.weights, self.device)
+                self.load_weights()
             })
             .as_ref()
             .map_err(|e| torch_err(e.clone()))
