@@ -4,6 +4,7 @@
 //! ATL = L / O; the main content is the text of the elements with that id.
 
 use foldhash::HashMap;
+use std::hash::BuildHasher;
 
 use super::profile::{ListKey, ListViewProfile};
 use super::view::View;
@@ -34,7 +35,11 @@ struct IdStats {
 /// Lines 13-18 of Algorithm 2. `None` when the page has no element with text.
 pub fn choose(view: &View<'_>, profile: &ListViewProfile) -> Option<ListChoice> {
     // retrieveEle / updateInfo, over every kept element (line 14: "recursively").
-    let mut ids: HashMap<(u32, &str, &str), IdStats> = HashMap::default();
+    // Keyed by a 64-bit hash of (depth, tag, class), not by the strings: long class values
+    // were compared byte by byte at every element, and two keys of a page share a hash
+    // with odds near 10^-13 (the keys themselves are not read again).
+    let hashing = foldhash::fast::FixedState::with_seed(0x115e);
+    let mut ids: HashMap<u64, IdStats> = HashMap::default();
     let start = view.start();
     let mut stack = vec![start];
     while let Some(node) = stack.pop() {
@@ -50,7 +55,7 @@ pub fn choose(view: &View<'_>, profile: &ListViewProfile) -> Option<ListChoice> 
             ListKey::DepthClass => (view.depth(node), "", class),
             ListKey::DepthTagFirstClass => (view.depth(node), e.tag(), class.split_whitespace().next().unwrap_or("")),
         };
-        let stats = ids.entry(key).or_default();
+        let stats = ids.entry(hashing.hash_one(key)).or_default();
         stats.count += 1;
         stats.words += u64::from(view.words[node]);
         stats.elements.push(node);

@@ -186,25 +186,23 @@ impl<'a> View<'a> {
 
 /// `text.split_whitespace().count()`, except that each Chinese ideograph or Japanese kana
 /// is a word by itself ([`stands_alone`]: those scripts put no spaces between words, and a
-/// paragraph is not one word). Walks bytes where the text is ASCII (most is).
+/// paragraph is not one word). It runs over every text node of every page: ASCII text (most
+/// is) is counted as the places where a non-space follows a space, a sum the compiler
+/// vectorises; other text character by character, ASCII ones told by their byte.
 fn word_count(text: &str) -> u32 {
-    if !text.is_ascii() {
-        let (mut words, mut in_word) = (0, false);
-        for c in text.chars() {
-            let alone = stands_alone(c);
-            words += u32::from(alone || (!in_word && !c.is_whitespace()));
-            in_word = !alone && !c.is_whitespace();
-        }
-        return words;
-    }
     // Rust's whitespace among ASCII: tab, newline, vertical tab, form feed, return, space.
     let is_space = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
-    let mut words = 0;
-    let mut in_word = false;
-    for &b in text.as_bytes() {
-        let space = is_space(b);
-        words += u32::from(!space && !in_word);
-        in_word = !space;
+    let bytes = text.as_bytes();
+    if bytes.is_ascii() {
+        let Some(&first) = bytes.first() else { return 0 };
+        let starts: u32 = bytes.iter().zip(&bytes[1..]).map(|(&before, &at)| u32::from(is_space(before) & !is_space(at))).sum();
+        return starts + u32::from(!is_space(first));
+    }
+    let (mut words, mut in_word) = (0, false);
+    for c in text.chars() {
+        let (alone, space) = if c.is_ascii() { (false, is_space(c as u8)) } else { (stands_alone(c), c.is_whitespace()) };
+        words += u32::from(alone || (!in_word && !space));
+        in_word = !alone && !space;
     }
     words
 }
@@ -316,6 +314,25 @@ mod tests {
     fn words_are_counted_as_split_whitespace_counts_them() {
         for text in ["", " ", "one", " two  words\t", "a\x0bb\x0cc\rd\ne", "\u{a0}non\u{2003}ascii spaces é", "x\x1fy"] {
             assert_eq!(word_count(text) as usize, text.split_whitespace().count(), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The counts are those of a plain pass over the characters, on ASCII and other text.
+        #[test]
+        fn word_counts_are_those_of_a_pass_over_the_characters(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "Z", "7", ".", " ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1f", "\u{a0}", "\u{2003}", "\u{3000}", "é", "中", "カ", "・", "한", "\u{85}",
+            ]), 0..40)
+        ) {
+            let text: String = pieces.concat();
+            let (mut words, mut in_word) = (0u32, false);
+            for c in text.chars() {
+                let alone = stands_alone(c);
+                words += u32::from(alone || (!in_word && !c.is_whitespace()));
+                in_word = !alone && !c.is_whitespace();
+            }
+            proptest::prop_assert_eq!(word_count(&text), words, "{:?}", text);
         }
     }
 

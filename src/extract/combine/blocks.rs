@@ -478,11 +478,12 @@ fn relative_to_page(values: &[f32], words: &[u32]) -> [Vec<f32>; 2] {
     }
     let mean = values.iter().zip(words).map(|(&v, &w)| f64::from(v) * f64::from(w)).sum::<f64>() / total;
     let minus_mean = values.iter().map(|&v| (f64::from(v) - mean) as f32).collect();
-    // Sorted as (value, index) keys: the order within a run of equal values does not
-    // matter, and a plain sort of numbers is faster than one comparing through indices.
-    let mut keyed: Vec<(u32, usize)> = values.iter().enumerate().map(|(i, &v)| (super::decide::total_order_key_f32(v), i)).collect();
+    // Sorted as one number a block, the value's order key above its index: the order
+    // within a run of equal values does not matter, and a sort of plain integers is
+    // faster than one of pairs or one comparing through indices.
+    let mut keyed: Vec<u64> = values.iter().enumerate().map(|(i, &v)| u64::from(super::decide::total_order_key_f32(v)) << 32 | i as u64).collect();
     keyed.sort_unstable();
-    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+    let order: Vec<usize> = keyed.into_iter().map(|k| (k & u64::from(u32::MAX)) as usize).collect();
     let mut percentile = vec![0.0; values.len()];
     let mut below = 0.0;
     let mut start = 0;
@@ -534,8 +535,13 @@ static ANCESTOR_TAG_ATOMS: LazyLock<Vec<LocalName>> = LazyLock::new(|| ANCESTOR_
 fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
     let n = dom.nodes.len();
     let (mut classes, mut tags) = (vec![0u64; n], vec![0u32; n]);
-    // A page repeats its class values on many elements: each distinct value is split once.
-    let mut masks: foldhash::HashMap<&str, u64> = Default::default();
+    // A page repeats its class values on many elements: each distinct value is split
+    // once. The values are keyed by a 64-bit hash of their bytes, not by the strings: a
+    // page's long class values were compared byte by byte at every repeat (2–3% of the
+    // default's CPU), and two of a page's values share a hash with odds near 10^-13.
+    use std::hash::BuildHasher;
+    let hashing = foldhash::fast::FixedState::with_seed(0xc1a5);
+    let mut masks: foldhash::HashMap<u64, u64> = Default::default();
     let mut stack = vec![DOCUMENT];
     while let Some(id) = stack.pop() {
         let (mut c, mut t) = dom.nodes[id].parent.map_or((0, 0), |p| (classes[p], tags[p]));
@@ -544,7 +550,9 @@ fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
                 t |= 1 << bit;
             }
             for value in [e.class(), e.attr("id").unwrap_or("")] {
-                c |= *masks.entry(value).or_insert_with(|| class_word_mask(value));
+                if !value.is_empty() {
+                    c |= *masks.entry(hashing.hash_one(value.as_bytes())).or_insert_with(|| class_word_mask(value));
+                }
             }
         }
         classes[id] = c;
