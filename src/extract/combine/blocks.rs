@@ -5,6 +5,7 @@
 //! figures that say how the candidates relate (their shares of the page, their overlap,
 //! Algorithm 2's statistics, the genre guess).
 
+use std::hash::BuildHasher;
 use std::sync::LazyLock;
 
 use html5ever::LocalName;
@@ -209,7 +210,6 @@ struct Gathered<'c> {
 /// letters and digits, lower-cased): the words [`description_shares`] compares. The key is the
 /// word's hash, so no word is copied but for its case.
 fn for_each_summary_word(text: &str, lower: &mut String, mut f: impl FnMut(u64)) {
-    use std::hash::BuildHasher;
     let state = foldhash::fast::FixedState::with_seed(0x5ea7);
     let mut key = |word: &str| {
         if word.len() < 3 {
@@ -539,7 +539,6 @@ fn ancestor_masks(dom: &Dom) -> (Vec<u64>, Vec<u32>) {
     // once. The values are keyed by a 64-bit hash of their bytes, not by the strings: a
     // page's long class values were compared byte by byte at every repeat (2–3% of the
     // default's CPU), and two of a page's values share a hash with odds near 10^-13.
-    use std::hash::BuildHasher;
     let hashing = foldhash::fast::FixedState::with_seed(0xc1a5);
     let mut masks: foldhash::HashMap<u64, u64> = Default::default();
     let mut stack = vec![DOCUMENT];
@@ -595,7 +594,6 @@ mod tests {
         fn summary_words_are_the_runs_of_alphanumeric_characters(
             chars in proptest::collection::vec(proptest::sample::select(vec!['a', 'Q', 'z', '7', ' ', '.', '-', 'ä', 'Ö', 'ß', 'И', '漢', '\u{a0}', '\u{301}']), 0..60),
         ) {
-            use std::hash::BuildHasher;
             let text: String = chars.into_iter().collect();
             let state = foldhash::fast::FixedState::with_seed(0x5ea7);
             let expected: Vec<u64> = text

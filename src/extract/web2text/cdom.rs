@@ -330,13 +330,13 @@ fn ascii_key(word: &str) -> Option<u128> {
     Some(u128::from_le_bytes(key))
 }
 
-/// `name@host.tld`: a word character on each side of `@` and a dot after it.
 /// Whether a text holds `http://`, `https://`, `ftp://` or `www.`: each `://` is checked
 /// for its scheme, so a block is searched twice, not four times (it runs for every block).
 fn has_address(text: &str) -> bool {
     text.contains("www.") || text.match_indices("://").any(|(at, _)| ["http", "https", "ftp"].iter().any(|scheme| text[..at].ends_with(scheme)))
 }
 
+/// `name@host.tld`: a word character on each side of `@` and a dot after it.
 fn has_email(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.iter().enumerate().any(|(i, &b)| {
