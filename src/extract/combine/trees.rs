@@ -31,6 +31,34 @@ struct FlatNode {
 /// The bit of [`FlatNode::feature`] that marks a mirrored node: it flips the value's sign.
 const NEGATE: u16 = 1 << 15;
 
+/// The nodes of a tree's first four levels: laid out breadth first, they take places 0 to
+/// 14 (the levels before a node's come first, each split's children in the next two places).
+const TOP_NODES: usize = 16;
+/// The steps of a walk that stay inside a tree's [`TreeTop`]: from depth 0 to 3.
+const TOP_STEPS: u32 = 4;
+
+/// A tree's first [`TOP_NODES`] nodes as two arrays, `FlatNode`'s first word (feature and
+/// first child) and its threshold; a tree with fewer nodes is padded with leaves no walk
+/// reaches. The AVX2 walk's first steps look nodes up here with in-register permutes
+/// instead of gathering them from memory (a gather costs a load per lane).
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(32))]
+struct TreeTop {
+    words: [i32; TOP_NODES],
+    thresholds: [f32; TOP_NODES],
+}
+
+impl TreeTop {
+    fn of(tree: &[FlatNode]) -> Self {
+        let mut top = Self { words: [0; TOP_NODES], thresholds: [f32::NAN; TOP_NODES] };
+        for (i, node) in tree.iter().take(TOP_NODES).enumerate() {
+            top.words[i] = (u32::from(node.feature) | (u32::from(node.first) << 16)) as i32;
+            top.thresholds[i] = node.threshold;
+        }
+        top
+    }
+}
+
 /// Rows walked through a tree side by side: their walks do not depend on each other, so
 /// the processor overlaps them instead of waiting on one chain of loads.
 const LANES: usize = 32;
@@ -59,6 +87,8 @@ pub struct FlatTrees {
     leaf_values: Vec<f32>,
     /// Each tree's first node and depth (the most steps from its root to a leaf).
     trees: Vec<(u32, u32)>,
+    /// Each tree's first [`TOP_NODES`] nodes, for the AVX2 walk's lookups in registers.
+    tops: Vec<TreeTop>,
     /// The values a row must hold: every split's feature is below it.
     features: usize,
 }
@@ -75,6 +105,7 @@ impl FlatTrees {
         let mut nodes = Vec::new();
         let mut leaf_values = Vec::new();
         let mut trees = Vec::with_capacity(booster.trees.len());
+        let mut tops = Vec::with_capacity(booster.trees.len());
         for tree in &booster.trees {
             let start = nodes.len();
             let count = tree.nodes.len();
@@ -119,11 +150,12 @@ impl FlatTrees {
             if next_place != count {
                 return None;
             }
+            tops.push(TreeTop::of(&flat));
             nodes.extend(flat);
             leaf_values.extend(values);
             trees.push((u32::try_from(start).ok()?, depth));
         }
-        Some(Self { base_score: booster.base_score, nodes, leaf_values, trees, features })
+        Some(Self { base_score: booster.base_score, nodes, leaf_values, trees, tops, features })
     }
 
     /// The raw predictions for the rows of a table laid out row after row, `features`
@@ -182,14 +214,16 @@ impl FlatTrees {
 }
 
 /// [`FlatTrees::predict_table`]'s walk with AVX2: `LANES` rows in four vectors of eight,
-/// each step of each vector three gathered loads (the nodes' feature and child word, their
-/// thresholds, the rows' values) and the same comparison as the scalar walk.
+/// each step of each vector the same comparison as the scalar walk. The node of a step
+/// is looked up in the tree's [`TreeTop`](super::TreeTop) with permutes for the first
+/// [`TOP_STEPS`](super::TOP_STEPS) steps and gathered from memory after them; the rows'
+/// values are always gathered.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{FlatTrees, NEGATE};
+    use super::{FlatTrees, NEGATE, TOP_STEPS};
 
     /// Rows per pass, eight to a vector: four vectors keep enough gathers in flight (16 rows
     /// took 60% longer, 64 no less time than 32, `examples/combiner_timing.rs`).
@@ -208,6 +242,7 @@ mod avx2 {
         let low_bits = _mm256_set1_epi32(i32::from(!NEGATE));
         let negate = _mm256_set1_epi32(i32::from(NEGATE));
         let one = _mm256_set1_epi32(1);
+        let seven = _mm256_set1_epi32(7);
         for (chunk, sums) in sums.chunks_mut(LANES).enumerate() {
             // Each lane's row start in the table; lanes past the last row read the first row
             // of the chunk and are not summed.
@@ -219,16 +254,35 @@ mod avx2 {
                 *start = (row * features) as i32;
             }
             let starts: [__m256i; VECTORS] = std::array::from_fn(|v| unsafe { _mm256_loadu_si256(starts.as_ptr().add(v * 8).cast()) });
-            for &(start, depth) in &trees.trees {
+            // Each lane's sum, four to a vector.
+            let mut totals = [_mm256_set1_pd(trees.base_score); 2 * VECTORS];
+            for (&(start, depth), top) in trees.trees.iter().zip(&trees.tops) {
                 // SAFETY: `start` is a tree's first node, inside `nodes`.
                 let tree = unsafe { nodes.add(start as usize) }.cast::<i32>();
+                // SAFETY: a `TreeTop` is 32-byte aligned and holds two vectors of each.
+                let [words_low, words_high] = [0, 8].map(|at| unsafe { _mm256_load_si256(top.words.as_ptr().add(at).cast()) });
+                let [thresholds_low, thresholds_high] = [0, 8].map(|at| unsafe { _mm256_load_ps(top.thresholds.as_ptr().add(at)) });
                 let mut at = [_mm256_setzero_si256(); VECTORS];
-                for _ in 0..depth {
+                for step in 0..depth {
                     for (at, &row_start) in at.iter_mut().zip(&starts) {
-                        // SAFETY: a walk stays inside its tree (`FlatTrees::of` checked every
-                        // child); a node is two 32-bit words, read with a stride of 8 bytes.
-                        let word = unsafe { _mm256_i32gather_epi32::<8>(tree, *at) };
-                        let threshold = unsafe { _mm256_i32gather_ps::<8>(tree.add(1).cast::<f32>(), *at) };
+                        // Before step 3 a walk is at depth 2 or less, on places 0 to 6; at
+                        // step 3, depth 3 or less, places 0 to 14 (`TreeTop`).
+                        let (word, threshold) = if step < TOP_STEPS - 1 {
+                            (_mm256_permutevar8x32_epi32(words_low, *at), _mm256_permutevar8x32_ps(thresholds_low, *at))
+                        } else if step < TOP_STEPS {
+                            let high = _mm256_cmpgt_epi32(*at, seven);
+                            let word = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(words_low, *at), _mm256_permutevar8x32_epi32(words_high, *at), high);
+                            let threshold = _mm256_blendv_ps(
+                                _mm256_permutevar8x32_ps(thresholds_low, *at),
+                                _mm256_permutevar8x32_ps(thresholds_high, *at),
+                                _mm256_castsi256_ps(high),
+                            );
+                            (word, threshold)
+                        } else {
+                            // SAFETY: a walk stays inside its tree (`FlatTrees::of` checked
+                            // every child); a node is two 32-bit words, read with a stride of 8 bytes.
+                            unsafe { (_mm256_i32gather_epi32::<8>(tree, *at), _mm256_i32gather_ps::<8>(tree.add(1).cast::<f32>(), *at)) }
+                        };
                         let feature = _mm256_and_si256(word, low_bits);
                         let sign = _mm256_slli_epi32::<16>(_mm256_and_si256(word, negate));
                         // SAFETY: a split's feature is below the row's length.
@@ -240,16 +294,21 @@ mod avx2 {
                         *at = _mm256_add_epi32(_mm256_add_epi32(first, one), below);
                     }
                 }
-                let mut leaves = [0i32; LANES];
+                // SAFETY: every walk ended on a leaf of this tree, inside `leaf_values`.
+                let leaf_values = unsafe { trees.leaf_values.as_ptr().add(start as usize) };
                 for (v, at) in at.iter().enumerate() {
-                    // SAFETY: eight i32s fit from lane v * 8 of `leaves`.
-                    unsafe { _mm256_storeu_si256(leaves.as_mut_ptr().add(v * 8).cast(), *at) };
-                }
-                let leaf_values = &trees.leaf_values[start as usize..];
-                for (sum, &at) in sums.iter_mut().zip(&leaves) {
-                    *sum += f64::from(leaf_values[at as usize]);
+                    let leaf = unsafe { _mm256_i32gather_ps::<4>(leaf_values, *at) };
+                    // Each lane adds its trees in order, as the scalar walk does: the same sums.
+                    totals[2 * v] = _mm256_add_pd(totals[2 * v], _mm256_cvtps_pd(_mm256_castps256_ps128(leaf)));
+                    totals[2 * v + 1] = _mm256_add_pd(totals[2 * v + 1], _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(leaf)));
                 }
             }
+            let mut lanes = [0f64; LANES];
+            for (v, total) in totals.iter().enumerate() {
+                // SAFETY: four f64s fit from lane v * 4 of `lanes`.
+                unsafe { _mm256_storeu_pd(lanes.as_mut_ptr().add(v * 4), *total) };
+            }
+            sums.copy_from_slice(&lanes[..sums.len()]);
         }
         sums
     }
@@ -286,18 +345,29 @@ mod tests {
 
     #[test]
     fn flat_trees_predict_what_forust_predicts() {
+        // Shallow trees stay inside their `TreeTop`; deeper ones are gathered from memory
+        // after step 3.
+        for max_depth in [4, 7] {
+            predicts_what_forust_predicts(max_depth);
+        }
+    }
+
+    fn predicts_what_forust_predicts(max_depth: usize) {
         // Rows with a pattern, some values missing; rows × 4 features.
         let rows = 300;
         let mut data = vec![0f32; rows * 4];
         for (i, v) in data.iter_mut().enumerate() {
             *v = if i % 37 == 0 { f32::NAN } else { ((i * 7919) % 101) as f32 / 10.0 };
         }
-        let y: Vec<f64> = (0..rows).map(|r| if data[r * 4] + data[r * 4 + 1] > 10.0 { 1.0 } else { 0.0 }).collect();
+        // A target that deep trees keep splitting on: the parity of three features' tenths.
+        let y: Vec<f64> = (0..rows).map(|r| f64::from((0..3).map(|f| (data[r * 4 + f] * 10.0) as u32).fold(0, |a, b| a ^ b) & 1)).collect();
         let columns = crate::extract::combine::column_major(&data, rows);
         let matrix = Matrix::new(&columns, rows, 4);
-        let mut booster = GradientBooster::default().set_iterations(20).set_max_depth(4);
+        let mut booster = GradientBooster::default().set_iterations(20).set_max_depth(max_depth);
         booster.fit(&matrix, &y, &vec![1.0; rows], None).unwrap();
         let flat = FlatTrees::of(&booster, 4).unwrap();
+        let deepest = flat.trees.iter().map(|&(_, depth)| depth).max();
+        assert_eq!(deepest, Some(max_depth as u32), "the trees grow to their limit");
         let expected = booster.predict(&matrix, false);
         let all: Vec<&[f32]> = data.chunks(4).collect();
         let bits = |values: &[f64]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
