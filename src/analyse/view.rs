@@ -7,7 +7,7 @@ use html5ever::local_name;
 
 use super::profile::PruneRules;
 use crate::dom::{DOCUMENT, Dom, NodeData, NodeId};
-use crate::page::language::stands_alone;
+use crate::page::language::{ascii_word_count, stands_alone};
 
 pub struct View<'a> {
     pub dom: &'a Dom,
@@ -190,17 +190,12 @@ impl<'a> View<'a> {
 /// is) is counted as the places where a non-space follows a space, a sum the compiler
 /// vectorises; other text character by character, ASCII ones told by their byte.
 fn word_count(text: &str) -> u32 {
-    // Rust's whitespace among ASCII: tab, newline, vertical tab, form feed, return, space.
-    let is_space = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
-    let bytes = text.as_bytes();
-    if bytes.is_ascii() {
-        let Some(&first) = bytes.first() else { return 0 };
-        let starts: u32 = bytes.iter().zip(&bytes[1..]).map(|(&before, &at)| u32::from(is_space(before) & !is_space(at))).sum();
-        return starts + u32::from(!is_space(first));
+    if let Some(words) = ascii_word_count(text) {
+        return u32::try_from(words).unwrap_or(u32::MAX);
     }
     let (mut words, mut in_word) = (0, false);
     for c in text.chars() {
-        let (alone, space) = if c.is_ascii() { (false, is_space(c as u8)) } else { (stands_alone(c), c.is_whitespace()) };
+        let (alone, space) = if c.is_ascii() { (false, c.is_ascii_whitespace() || c == '\x0b') } else { (stands_alone(c), c.is_whitespace()) };
         words += u32::from(alone || (!in_word && !space));
         in_word = !alone && !space;
     }

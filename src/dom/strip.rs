@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use memchr::{memchr, memmem};
 
 use super::streamed::BoundaryMarker;
+use crate::page::language::ascii_word_count;
 
 /// What the pass removes: the content of some raw-text elements and some attributes.
 #[derive(Debug, Clone, Copy)]
@@ -457,7 +458,8 @@ impl Prepass {
         if self.empty.contains(raw) && !is_tex_source {
             out.cut(content, close);
         } else if self.blank.contains(raw) && close > content {
-            let words = out.html[content..close].split_whitespace().count();
+            let sheet = &out.html[content..close];
+            let words = ascii_word_count(sheet).unwrap_or_else(|| sheet.split_whitespace().count());
             out.cut(content, close);
             out.insert(close, &if words == 0 { " ".to_string() } else { "x ".repeat(words) });
         }

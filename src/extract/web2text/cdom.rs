@@ -264,17 +264,37 @@ impl CharKind {
 }
 
 /// The words [`TextStats::of`] counts: runs of alphanumeric characters, and each
-/// character that stands alone ([`stands_alone`]) by itself.
+/// character that stands alone ([`stands_alone`]) by itself. It reads every block of a
+/// page not in English again, so an ASCII character is told by its byte and only the others
+/// are decoded.
 fn words(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
+    let bytes = text.as_bytes();
+    // The character at a byte: whether it is in a word, whether it stands alone, its length.
+    let at_char = move |at: usize| match bytes[at] {
+        b if b.is_ascii() => (b.is_ascii_alphanumeric(), false, 1),
+        _ => text[at..].chars().next().map_or((false, false, 1), |c| (c.is_alphanumeric(), stands_alone(c), c.len_utf8())),
+    };
+    let mut at = 0;
     std::iter::from_fn(move || {
-        let start = rest.find(char::is_alphanumeric)?;
-        let tail = &rest[start..];
-        let first = tail.chars().next()?;
-        let len = if stands_alone(first) { first.len_utf8() } else { tail.find(|c: char| !c.is_alphanumeric() || stands_alone(c)).unwrap_or(tail.len()) };
-        let (word, after) = tail.split_at(len);
-        rest = after;
-        Some(word)
+        while at < bytes.len() {
+            let (in_word, alone, len) = at_char(at);
+            let start = at;
+            at += len;
+            if alone {
+                return Some(&text[start..at]);
+            }
+            if in_word {
+                while at < bytes.len() {
+                    let (in_word, alone, len) = at_char(at);
+                    if !in_word || alone {
+                        break;
+                    }
+                    at += len;
+                }
+                return Some(&text[start..at]);
+            }
+        }
+        None
     })
 }
 
@@ -1435,6 +1455,26 @@ mod tests {
         ) {
             let text: String = pieces.concat();
             proptest::prop_assert_eq!(TextStats::of(&text), two_pass_stats(&text), "{:?}", text);
+        }
+
+        /// The byte-wise word split gives the words a search by character gives.
+        #[test]
+        fn words_are_those_a_search_by_character_finds(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "Z", "0", "_", ".", " ", "-", "é", "ß", "Ü", "Ⅻ", "٣", "²", "中", "カ", "の", "・", "。", "한", "ب", "😀", "\u{301}", "\u{a0}", "Über", "und",
+            ]), 0..30)
+        ) {
+            let text: String = pieces.concat();
+            let mut expected = Vec::new();
+            let mut rest = text.as_str();
+            while let Some(start) = rest.find(char::is_alphanumeric) {
+                let tail = &rest[start..];
+                let first = tail.chars().next().unwrap_or_default();
+                let len = if stands_alone(first) { first.len_utf8() } else { tail.find(|c: char| !c.is_alphanumeric() || stands_alone(c)).unwrap_or(tail.len()) };
+                expected.push(&tail[..len]);
+                rest = &tail[len..];
+            }
+            proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), expected, "{:?}", text);
         }
 
         /// The byte-wise collapse gives what splitting at every whitespace character gives,
