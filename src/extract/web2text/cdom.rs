@@ -1322,7 +1322,7 @@ fn is_space(c: char) -> bool {
 pub fn collapse_whitespace(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::new();
-    // Where the word being read started, and whether a space goes before it.
+    // Where the word being read started.
     let mut word_start = None;
     let mut at = 0;
     while at < bytes.len() {
