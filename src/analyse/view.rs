@@ -188,14 +188,14 @@ impl<'a> View<'a> {
 /// is a word by itself ([`stands_alone`]: those scripts put no spaces between words, and a
 /// paragraph is not one word). It runs over every text node of every page: ASCII text (most
 /// is) is counted as the places where a non-space follows a space, a sum the compiler
-/// vectorises; other text character by character, ASCII ones told by their byte.
+/// vectorises ([`ascii_word_count`]); other text character by character.
 fn word_count(text: &str) -> u32 {
     if let Some(words) = ascii_word_count(text) {
         return u32::try_from(words).unwrap_or(u32::MAX);
     }
     let (mut words, mut in_word) = (0, false);
     for c in text.chars() {
-        let (alone, space) = if c.is_ascii() { (false, c.is_ascii_whitespace() || c == '\x0b') } else { (stands_alone(c), c.is_whitespace()) };
+        let (alone, space) = (stands_alone(c), c.is_whitespace());
         words += u32::from(alone || (!in_word && !space));
         in_word = !alone && !space;
     }
