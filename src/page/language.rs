@@ -109,10 +109,14 @@ pub fn ascii_word_count(text: &str) -> Option<usize> {
         return None;
     }
     let Some(&first) = bytes.first() else { return Some(0) };
-    let starts = bytes.iter().zip(&bytes[1..]).map(|(&before, &at)| is_space(before) & !is_space(at));
-    // Summed in 32-bit lanes, twice as many to a vector as 64-bit ones, where the count
-    // fits them: a text has fewer words than bytes.
-    let starts = if u32::try_from(bytes.len()).is_ok() { starts.map(u32::from).sum::<u32>() as usize } else { starts.map(usize::from).sum() };
+    // Counted in bytes within runs of 255 pairs of neighbours, which the compiler turns
+    // into 16 or 32 pairs per instruction (style sheets run to hundreds of kilobytes).
+    let (before, here) = (&bytes[..bytes.len() - 1], &bytes[1..]);
+    let starts: usize = before
+        .chunks(255)
+        .zip(here.chunks(255))
+        .map(|(before, here)| usize::from(before.iter().zip(here).fold(0u8, |n, (&b, &h)| n + u8::from(is_space(b) & !is_space(h)))))
+        .sum();
     Some(starts + usize::from(!is_space(first)))
 }
 
@@ -171,6 +175,11 @@ mod tests {
         let text = "ab \t".repeat(700_001) + "c";
         assert_eq!(ascii_word_count(&text), Some(700_002));
         assert_eq!(ascii_word_count(""), Some(0));
+        // Words that start on either side of the places where the count's pieces meet.
+        for blanks in 250..=260 {
+            let text = " ".repeat(blanks) + "b c" + &"x ".repeat(blanks);
+            assert_eq!(ascii_word_count(&text), Some(text.split_whitespace().count()), "{blanks}");
+        }
         assert_eq!(ascii_word_count("é"), None);
     }
 

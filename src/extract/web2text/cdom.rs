@@ -9,6 +9,7 @@
 //! attributes, brackets) stands in for them.
 
 use html5ever::{LocalName, local_name};
+use memchr::memmem;
 use std::sync::LazyLock;
 
 use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet, heading_level};
@@ -131,10 +132,13 @@ impl TextStats {
 
     /// The statistics of one block's text (whitespace already collapsed), in one pass over
     /// its characters: words are the runs of alphanumeric characters, and each Chinese
-    /// ideograph or Japanese kana is a word by itself ([`stands_alone`]). It ran for every
-    /// block of every page, so ASCII, nearly all of it, is told by its byte.
+    /// ideograph or Japanese kana is a word by itself ([`stands_alone`]). It runs for every
+    /// block of every page, so ASCII, nearly all of it, is told by its byte, and a run of
+    /// lower-case ASCII letters inside a word, which changes nothing but the counts of
+    /// characters, is skipped over in one step.
     pub fn of(text: &str) -> Self {
         let text = text.trim();
+        let bytes = text.as_bytes();
         let mut s = Self { sentences: 1, ..Self::default() };
         // Where the word being read started, in bytes.
         let mut word_start = None;
@@ -143,9 +147,40 @@ impl TextStats {
         // 2 once whitespace has followed it; after 。？！ (3) the next character starts
         // one whatever it is.
         let mut after_stop = 0u8;
-        let mut last = None;
-        for (at, c) in text.char_indices() {
-            let kind = CharKind::of(c);
+        let mut at = 0;
+        while at < bytes.len() {
+            let (kind, stop, len) = match bytes[at] {
+                b if b.is_ascii() => {
+                    let kind = ASCII_KINDS[usize::from(b)];
+                    if kind.alphanumeric && word_start.is_some() {
+                        // Inside a word, after its first character: lower-case letters
+                        // only add to the counts of characters.
+                        let run = bytes[at..].iter().take_while(|b| b.is_ascii_lowercase()).count();
+                        if run > 0 {
+                            s.chars += run;
+                            s.word_chars += run;
+                            after_stop = 0;
+                            at += run;
+                            continue;
+                        }
+                    }
+                    (kind, if matches!(b, b'.' | b'?' | b'!' | b';') { 1 } else { 0 }, 1)
+                }
+                _ => match text[at..].chars().next() {
+                    Some(c) => {
+                        s.copyright |= c == '©';
+                        let stop = if STOPS.contains(&c) {
+                            1
+                        } else if CJK_STOPS.contains(&c) {
+                            3
+                        } else {
+                            0
+                        };
+                        (CharKind::general(c), stop, c.len_utf8())
+                    }
+                    None => break,
+                },
+            };
             s.chars += 1;
             if kind.alone {
                 if let Some(start) = word_start.take() {
@@ -153,7 +188,7 @@ impl TextStats {
                 }
                 s.word_chars += 1;
                 s.words += 1;
-                s.end_word(&text[at..at + c.len_utf8()]);
+                s.end_word(&text[at..at + len]);
             } else if kind.alphanumeric {
                 s.word_chars += 1;
                 if word_start.is_none() {
@@ -174,20 +209,14 @@ impl TextStats {
                 if (after_stop == 2 && (kind.uppercase || kind.caseless_letter)) || after_stop == 3 {
                     s.sentences += 1;
                 }
-                after_stop = if STOPS.contains(&c) {
-                    1
-                } else if CJK_STOPS.contains(&c) {
-                    3
-                } else {
-                    0
-                };
+                after_stop = stop;
             }
-            s.copyright |= c == '©';
-            last = Some(c);
+            at += len;
         }
         if let Some(start) = word_start {
             s.end_word(&text[start..]);
         }
+        let last = text.chars().next_back();
         s.ends_with_punctuation = last.is_some_and(|c| PUNCTUATION.contains(&c));
         s.ends_with_question = last.is_some_and(|c| c == '?' || c == '？');
         s.email = has_email(text);
@@ -226,8 +255,8 @@ impl TextStats {
     }
 }
 
-/// What [`TextStats::of`] asks of a character: the `char` methods' answers, looked up for
-/// ASCII.
+/// What [`TextStats::of`] asks of a character: the `char` methods' answers, in a table for
+/// ASCII ([`ASCII_KINDS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct CharKind {
     /// A word by itself ([`stands_alone`]).
@@ -242,14 +271,6 @@ struct CharKind {
 }
 
 impl CharKind {
-    fn of(c: char) -> Self {
-        static ASCII: LazyLock<[CharKind; 128]> = LazyLock::new(|| std::array::from_fn(|b| CharKind::general(char::from(b as u8))));
-        match ASCII.get(c as usize) {
-            Some(&kind) => kind,
-            None => Self::general(c),
-        }
-    }
-
     fn general(c: char) -> Self {
         Self {
             alone: stands_alone(c),
@@ -262,6 +283,28 @@ impl CharKind {
         }
     }
 }
+
+/// [`CharKind::general`] of each ASCII character, worked out when the program is built.
+const ASCII_KINDS: [CharKind; 128] = {
+    let mut kinds =
+        [CharKind { alone: false, alphanumeric: false, uppercase: false, caseless_letter: false, numeric: false, whitespace: false, punctuation: false }; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        kinds[b] = CharKind {
+            alone: false,
+            alphanumeric: c.is_ascii_alphanumeric(),
+            uppercase: c.is_ascii_uppercase(),
+            caseless_letter: false,
+            numeric: c.is_ascii_digit(),
+            // `char::is_whitespace`: tab to carriage return, and the space.
+            whitespace: matches!(c, b'\t'..=b'\r' | b' '),
+            punctuation: matches!(c, b'.' | b',' | b'?' | b';' | b':' | b'!'),
+        };
+        b += 1;
+    }
+    kinds
+};
 
 /// The words [`TextStats::of`] counts: runs of alphanumeric characters, and each
 /// character that stands alone ([`stands_alone`]) by itself. It reads every block of a
@@ -298,18 +341,25 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Whether a word is one of [`STOPWORDS`], in any case. ASCII words (nearly all that
-/// match) are lowered into a 128-bit key and looked up in a set of the list's keys; a
-/// lookup is a hash, not a search through strings (it ran for every word of every page).
+/// Whether a word is one of [`STOPWORDS`], in any case. It runs for every word of every
+/// page: most words are ruled out by their length and first letter; the other ASCII words
+/// (nearly all that match) are lowered into a 128-bit key and looked up in a set of the
+/// list's keys, a hash, not a search through strings.
 fn is_stopword(word: &str) -> bool {
     static KEYS: LazyLock<foldhash::HashSet<u128>> = LazyLock::new(|| STOPWORDS.iter().filter_map(|w| ascii_key(w)).collect());
+    let Some(&first) = word.as_bytes().first() else { return false };
     if word.len() > LONGEST_STOPWORD {
+        return false;
+    }
+    // Most words are told apart by their length and first letter, without a lookup.
+    if first.is_ascii() && !(first.is_ascii_alphabetic() && STOPWORD_STARTS[word.len()] & 1 << (first.to_ascii_lowercase() - b'a') != 0) {
         return false;
     }
     match ascii_key(word) {
         Some(key) => KEYS.contains(&key),
-        // Not ASCII (a short word always fits a key otherwise).
-        None => STOPWORDS.contains(&word.to_lowercase().as_str()),
+        // Not ASCII (a short word always fits a key otherwise): a stopword only if its
+        // lower case is (the Kelvin sign lowers to `k`), since every stopword is ASCII.
+        None => ascii_key(&word.to_lowercase()).is_some_and(|key| KEYS.contains(&key)),
     }
 }
 
@@ -335,6 +385,18 @@ fn in_word_list(word: &str, list: &foldhash::HashSet<&str>) -> bool {
 /// The longest word of [`STOPWORDS`] ("themselves", "yourselves").
 const LONGEST_STOPWORD: usize = 10;
 
+/// For each length, the first letters of the stopwords of that length (bit 0 for `a`).
+const STOPWORD_STARTS: [u32; LONGEST_STOPWORD + 1] = {
+    let mut starts = [0; LONGEST_STOPWORD + 1];
+    let mut i = 0;
+    while i < STOPWORDS.len() {
+        let word = STOPWORDS[i].as_bytes();
+        starts[word.len()] |= 1 << (word[0] - b'a');
+        i += 1;
+    }
+    starts
+};
+
 /// A lower-cased ASCII word of at most 15 bytes as one number: its bytes, then its length
 /// in the last byte (so "a" and "a\0" differ).
 fn ascii_key(word: &str) -> Option<u128> {
@@ -353,15 +415,17 @@ fn ascii_key(word: &str) -> Option<u128> {
 /// Whether a text holds `http://`, `https://`, `ftp://` or `www.`: each `://` is checked
 /// for its scheme, so a block is searched twice, not four times (it runs for every block).
 fn has_address(text: &str) -> bool {
-    text.contains("www.") || text.match_indices("://").any(|(at, _)| ["http", "https", "ftp"].iter().any(|scheme| text[..at].ends_with(scheme)))
+    static WWW: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("www."));
+    static SEPARATOR: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("://"));
+    let bytes = text.as_bytes();
+    WWW.find(bytes).is_some() || SEPARATOR.find_iter(bytes).any(|at| [b"http".as_slice(), b"https", b"ftp"].iter().any(|scheme| bytes[..at].ends_with(scheme)))
 }
 
 /// `name@host.tld`: a word character on each side of `@` and a dot after it.
 fn has_email(text: &str) -> bool {
     let bytes = text.as_bytes();
-    bytes.iter().enumerate().any(|(i, &b)| {
-        b == b'@'
-            && i > 0
+    memchr::memchr_iter(b'@', bytes).any(|i| {
+        i > 0
             && bytes[i - 1].is_ascii_alphanumeric()
             && bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)
             && text[i + 1..].split(char::is_whitespace).next().is_some_and(|host| host.trim_end_matches('.').contains('.'))
@@ -1443,6 +1507,13 @@ mod tests {
         s
     }
 
+    #[test]
+    fn the_ascii_table_answers_as_the_char_methods_do() {
+        for b in 0..128u8 {
+            assert_eq!(ASCII_KINDS[usize::from(b)], CharKind::general(char::from(b)), "{b:#04x}");
+        }
+    }
+
     proptest::proptest! {
         /// One pass gives what two give, on text mixing ASCII of every kind with capitals,
         /// digits and spaces beyond ASCII, stopwords and years.
@@ -1495,10 +1566,12 @@ mod tests {
     #[test]
     fn stopwords_are_found_in_any_case() {
         assert!(STOPWORDS.iter().all(|w| w.len() <= LONGEST_STOPWORD), "is_stopword skips longer words");
+        assert!(STOPWORDS.iter().all(|w| w.is_ascii()), "is_stopword looks words up by their ASCII key");
+        assert!(STOPWORDS.iter().all(|w| w.starts_with(|c: char| c.is_ascii_lowercase())), "is_stopword sorts them by their first letter");
         for word in STOPWORDS.iter().copied().chain(["The", "THE", "yourselves", "Ourselves", "A"]) {
             assert!(is_stopword(word), "{word}");
         }
-        for word in ["cat", "thee", "th", "", "a\0", "yourselvesx", "Ünder", "théir", "aboutaboutabout"] {
+        for word in ["cat", "thee", "th", "", "a\0", "yourselvesx", "Ünder", "théir", "aboutaboutabout", "0f", "_the", "Zoo"] {
             assert!(!is_stopword(word), "{word}");
         }
     }
