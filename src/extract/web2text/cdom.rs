@@ -149,7 +149,7 @@ impl TextStats {
         let mut after_stop = 0u8;
         let mut at = 0;
         while at < bytes.len() {
-            let (kind, stop, len) = match bytes[at] {
+            let (kind, len) = match bytes[at] {
                 b if b.is_ascii() => {
                     let kind = ASCII_KINDS[usize::from(b)];
                     if kind.alphanumeric && word_start.is_some() {
@@ -164,19 +164,12 @@ impl TextStats {
                             continue;
                         }
                     }
-                    (kind, if matches!(b, b'.' | b'?' | b'!' | b';') { 1 } else { 0 }, 1)
+                    (kind, 1)
                 }
                 _ => match text[at..].chars().next() {
                     Some(c) => {
                         s.copyright |= c == '©';
-                        let stop = if STOPS.contains(&c) {
-                            1
-                        } else if CJK_STOPS.contains(&c) {
-                            3
-                        } else {
-                            0
-                        };
-                        (CharKind::general(c), stop, c.len_utf8())
+                        (CharKind::general(c), c.len_utf8())
                     }
                     None => break,
                 },
@@ -209,7 +202,7 @@ impl TextStats {
                 if (after_stop == 2 && (kind.uppercase || kind.caseless_letter)) || after_stop == 3 {
                     s.sentences += 1;
                 }
-                after_stop = stop;
+                after_stop = kind.stop;
             }
             at += len;
         }
@@ -268,6 +261,9 @@ struct CharKind {
     numeric: bool,
     whitespace: bool,
     punctuation: bool,
+    /// 1 for a mark that ends a sentence before a capital ([`STOPS`]), 3 for one that
+    /// ends it whatever follows ([`CJK_STOPS`]), else 0.
+    stop: u8,
 }
 
 impl CharKind {
@@ -280,14 +276,29 @@ impl CharKind {
             numeric: c.is_numeric(),
             whitespace: c.is_whitespace(),
             punctuation: PUNCTUATION.contains(&c),
+            stop: if STOPS.contains(&c) {
+                1
+            } else if CJK_STOPS.contains(&c) {
+                3
+            } else {
+                0
+            },
         }
     }
 }
 
 /// [`CharKind::general`] of each ASCII character, worked out when the program is built.
 const ASCII_KINDS: [CharKind; 128] = {
-    let mut kinds =
-        [CharKind { alone: false, alphanumeric: false, uppercase: false, caseless_letter: false, numeric: false, whitespace: false, punctuation: false }; 128];
+    let mut kinds = [CharKind {
+        alone: false,
+        alphanumeric: false,
+        uppercase: false,
+        caseless_letter: false,
+        numeric: false,
+        whitespace: false,
+        punctuation: false,
+        stop: 0,
+    }; 128];
     let mut b = 0;
     while b < 128 {
         let c = b as u8;
@@ -300,6 +311,7 @@ const ASCII_KINDS: [CharKind; 128] = {
             // `char::is_whitespace`: tab to carriage return, and the space.
             whitespace: matches!(c, b'\t'..=b'\r' | b' '),
             punctuation: matches!(c, b'.' | b',' | b'?' | b';' | b':' | b'!'),
+            stop: if matches!(c, b'.' | b'?' | b'!' | b';') { 1 } else { 0 },
         };
         b += 1;
     }
