@@ -1,20 +1,21 @@
 //! Every heuristic of the extractors as named data: what is pruned before the
 //! algorithms run, and the parameters of each algorithm. The `*-paper` extractors use
-//! the paper's settings; the others the improved ones. `goce-warc extract --profiles`
-//! prints them.
+//! the paper's settings; the others the improved ones.
 
-use html5ever::local_name;
+use std::sync::OnceLock;
 
-use crate::dom::Element;
+use html5ever::{LocalName, local_name};
+
+use crate::dom::{Element, TagSet};
 
 /// What is removed from the page before an algorithm sees it.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[derive(Debug, Clone, Copy)]
 pub struct PruneRules {
     /// Elements dropped with their subtree, by tag.
-    pub tags: &'static [&'static str],
+    pub tags: &'static TagList,
     /// Page chrome dropped by tag like the class rules below, so under their share
     /// guard (ASP.NET pages wrap the whole body in a `<form>`).
-    pub chrome_tags: &'static [&'static str],
+    pub chrome_tags: &'static TagList,
     /// Drop elements marked hidden (`hidden`, `aria-hidden="true"`, inline
     /// `display:none` / `visibility:hidden`).
     pub hidden: bool,
@@ -39,18 +40,37 @@ pub struct PruneRules {
     pub repeated_line_min_words: usize,
 }
 
+/// Tag names as written and as the set of atoms the pruning asks, made on first use: asked
+/// of every element of every page, a search of the names compared strings one by one.
+#[derive(Debug)]
+pub struct TagList {
+    pub names: &'static [&'static str],
+    set: OnceLock<TagSet>,
+}
+
+impl TagList {
+    pub const fn new(names: &'static [&'static str]) -> Self {
+        Self { names, set: OnceLock::new() }
+    }
+
+    pub fn contains(&self, tag: &LocalName) -> bool {
+        self.set.get_or_init(|| TagSet::of(self.names)).contains(tag)
+    }
+}
+
+static NO_TAGS: TagList = TagList::new(&[]);
+
 /// Tags no extractor ever reads (MathML's `annotation` and `annotation-xml` hold a
 /// formula's source, which a browser never shows).
-const NEVER_TEXT: &[&str] = &["script", "style", "template", "head", "title", "meta", "link", "annotation", "annotation-xml"];
+static NEVER_TEXT: TagList = TagList::new(&["script", "style", "template", "head", "title", "meta", "link", "annotation", "annotation-xml"]);
 
-pub(crate) fn always_dropped(tag: &str) -> bool {
-    NEVER_TEXT.contains(&tag)
+pub(crate) fn always_dropped(e: &Element) -> bool {
+    NEVER_TEXT.contains(&e.name.local)
 }
 
 impl PruneRules {
     pub(crate) fn drops_by_tag(&self, e: &Element) -> bool {
-        let tag = e.tag();
-        always_dropped(tag) || self.tags.contains(&tag)
+        always_dropped(e) || self.tags.contains(&e.name.local)
     }
 
     pub(crate) fn drops_as_hidden(&self, e: &Element) -> bool {
@@ -60,7 +80,7 @@ impl PruneRules {
     /// Chrome tags and boilerplate class/id/role words; `names` is `self.names()`, built
     /// once per page.
     pub(crate) fn drops_by_name(&self, e: &Element, names: &BoilerplateNames) -> bool {
-        if self.chrome_tags.contains(&e.tag()) {
+        if self.chrome_tags.contains(&e.name.local) {
             return true;
         }
         if names.is_empty() || matches!(e.tag(), "body" | "html" | "main" | "article") {
@@ -161,8 +181,8 @@ fn hides_by_style(style: &str) -> bool {
 /// The paper's pre-processing: the text of an element is what a browser's text
 /// getter returns, so only scripts, styles and templates are left out.
 pub const PAPER_PRUNE: PruneRules = PruneRules {
-    tags: &[],
-    chrome_tags: &[],
+    tags: &NO_TAGS,
+    chrome_tags: &NO_TAGS,
     hidden: false,
     max_hidden_share: 1.0,
     boilerplate_words: &[],
@@ -189,12 +209,13 @@ const WIDGETS: &[&str] = &[
 const ARTICLE_ONLY_WIDGETS: &[&str] = &["comment", "comments", "disqus", "respond", "replies", "reviews", "search"];
 
 /// Page chrome, controls and embedded objects: never main text.
-const CONTROL_TAGS: &[&str] =
-    &["nav", "footer", "aside", "svg", "math", "iframe", "object", "embed", "canvas", "select", "button", "input", "textarea", "option", "datalist"];
+static CONTROL_TAGS: TagList = TagList::new(&[
+    "nav", "footer", "aside", "svg", "math", "iframe", "object", "embed", "canvas", "select", "button", "input", "textarea", "option", "datalist",
+]);
 
 /// Usually boilerplate (a login or search form, a dialog), but some sites wrap the whole
 /// page in one: guarded by the share rule.
-const CHROME_TAGS: &[&str] = &["dialog", "form"];
+static CHROME_TAGS: TagList = TagList::new(&["dialog", "form"]);
 
 /// Measured on the tuning part of WCXB-dev (README).
 const HIDDEN_CONTENT_SHARE: f64 = 0.3;
@@ -203,8 +224,8 @@ const HIDDEN_CONTENT_SHARE: f64 = 0.3;
 const REPEATED_LINE_MIN_WORDS: usize = 2;
 
 pub const ARTICLE_PRUNE: PruneRules = PruneRules {
-    tags: CONTROL_TAGS,
-    chrome_tags: CHROME_TAGS,
+    tags: &CONTROL_TAGS,
+    chrome_tags: &CHROME_TAGS,
     hidden: true,
     max_hidden_share: HIDDEN_CONTENT_SHARE,
     boilerplate_words: &[WIDGETS, ARTICLE_ONLY_WIDGETS],
@@ -215,8 +236,8 @@ pub const ARTICLE_PRUNE: PruneRules = PruneRules {
 };
 
 pub const LIST_VIEW_PRUNE: PruneRules = PruneRules {
-    tags: CONTROL_TAGS,
-    chrome_tags: CHROME_TAGS,
+    tags: &CONTROL_TAGS,
+    chrome_tags: &CHROME_TAGS,
     hidden: true,
     max_hidden_share: HIDDEN_CONTENT_SHARE,
     boilerplate_words: &[WIDGETS],
@@ -227,7 +248,7 @@ pub const LIST_VIEW_PRUNE: PruneRules = PruneRules {
 };
 
 /// Algorithm 1 (article) settings.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[derive(Debug, Clone, Copy)]
 pub struct ArticleProfile {
     pub prune: PruneRules,
     /// Children without text take no part in the standard deviation (the paper counts them).
@@ -259,7 +280,7 @@ pub const ARTICLE: ArticleProfile = ArticleProfile {
 };
 
 /// Algorithm 2 (list-view) settings.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[derive(Debug, Clone, Copy)]
 pub struct ListViewProfile {
     pub prune: PruneRules,
     /// n: candidates ranked by R that compete on average text length.
@@ -282,7 +303,7 @@ pub struct ListViewProfile {
     pub climb_slack: f64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListKey {
     DepthClass,
     DepthTagFirstClass,

@@ -1,12 +1,12 @@
 //! A pruned view of a DOM: which nodes are kept, the words under each, and text
 //! rendering with block breaks. Extractors read the page through it.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
-use html5ever::local_name;
+use html5ever::{LocalName, local_name};
 
 use super::profile::PruneRules;
-use crate::dom::{DOCUMENT, Dom, NodeData, NodeId};
+use crate::dom::{DOCUMENT, Dom, NodeData, NodeId, TagSet};
 use crate::page::language::{ascii_word_count, stands_alone};
 
 pub struct View<'a> {
@@ -50,7 +50,7 @@ impl PageCounts {
             let parent = dom.nodes[id].parent;
             readable[id] = parent.is_none_or(|p| readable[p])
                 && match &dom.nodes[id].data {
-                    NodeData::Element(e) => !super::profile::always_dropped(e.tag()),
+                    NodeData::Element(e) => !super::profile::always_dropped(e),
                     NodeData::Other => false,
                     _ => true,
                 };
@@ -79,8 +79,10 @@ pub(crate) const BLOCK_TAGS: &[&str] = &[
     "tfoot", "th", "thead", "tr", "ul",
 ];
 
-pub(crate) fn is_block(tag: &str) -> bool {
-    BLOCK_TAGS.contains(&tag) || matches!(tag, "body" | "html")
+static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
+
+pub(crate) fn is_block(tag: &LocalName) -> bool {
+    BLOCKS.contains(tag) || *tag == local_name!("body") || *tag == local_name!("html")
 }
 
 impl<'a> View<'a> {
@@ -95,10 +97,9 @@ impl<'a> View<'a> {
         let limit = (f64::from(readable_words[DOCUMENT]) * rules.max_dropped_share) as u32;
         let hidden_limit = (f64::from(readable_words[DOCUMENT]) * rules.max_hidden_share) as u32;
         let names = rules.names();
-        let link_list = |id: NodeId, tag: &str| {
+        let link_list = |id: NodeId, tag: &LocalName| {
             !link_words.is_empty()
-                && is_block(tag)
-                && !matches!(tag, "body" | "html")
+                && BLOCKS.contains(tag)
                 && readable_words[id] >= rules.link_block_min_words
                 && f64::from(link_words[id]) >= rules.max_link_density * f64::from(readable_words[id])
         };
@@ -110,7 +111,7 @@ impl<'a> View<'a> {
             }
             keep[id] = match &dom.nodes[id].data {
                 NodeData::Element(e) => {
-                    let soft = rules.drops_by_name(e, &names) || link_list(id, e.tag());
+                    let soft = rules.drops_by_name(e, &names) || link_list(id, &e.name.local);
                     let hidden = rules.drops_as_hidden(e) && readable_words[id] <= hidden_limit.max(1);
                     !(rules.drops_by_tag(e) || hidden || (soft && readable_words[id] <= limit.max(1)))
                 }
@@ -159,8 +160,7 @@ impl<'a> View<'a> {
         match &self.dom.nodes[id].data {
             NodeData::Text(t) => push_words(out, t),
             NodeData::Element(e) => {
-                let tag = e.tag();
-                let block = is_block(tag);
+                let block = is_block(&e.name.local);
                 if block {
                     newline(out);
                 }

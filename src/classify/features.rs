@@ -4,11 +4,15 @@
 //! types, prices, and the URL's shape and words. The word lists are ordinary web
 //! conventions (data, [`URL_WORDS`]), not learned from any dataset.
 
+use std::sync::LazyLock;
+
 use foldhash::HashMap;
+use html5ever::local_name;
 
 use super::words::{WordBag, WordModel};
 use crate::analyse::{ListAnalysis, PageAnalysis};
-use crate::dom::{DOCUMENT, Dom, NodeData};
+use crate::dom::{DOCUMENT, Dom, NodeData, TagSet};
+use crate::page::language::ascii_word_count;
 
 /// One feature: its name and whether the paper defines it.
 pub struct FeatureDef {
@@ -288,6 +292,7 @@ fn count_text(text: &str, counts: &mut Counts) -> (u64, bool) {
 
 /// Tags whose text is not shown.
 const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head"];
+static HIDDEN: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(HIDDEN_TEXT));
 
 fn walk(dom: &Dom, counts: &mut Counts, clusters: &mut HashMap<u64, u32>) {
     // (node, inside a link, inside hidden text)
@@ -308,15 +313,15 @@ fn walk(dom: &Dom, counts: &mut Counts, clusters: &mut HashMap<u64, u32>) {
             NodeData::Element(element) => {
                 counts.elements += 1;
                 let tag = element.tag();
-                if let Some(itemtype) = element.attr("itemtype") {
+                if let Some(itemtype) = element.get(&local_name!("itemtype")) {
                     note_meta_type(&mut counts.meta, itemtype);
                 }
-                if tag == "meta" && element.attr("property").is_some_and(|p| p.eq_ignore_ascii_case("og:type")) {
-                    note_meta_type(&mut counts.meta, element.attr("content").unwrap_or(""));
+                if element.is(&local_name!("meta")) && element.get(&local_name!("property")).is_some_and(|p| p.eq_ignore_ascii_case("og:type")) {
+                    note_meta_type(&mut counts.meta, element.get(&local_name!("content")).unwrap_or(""));
                 }
                 match tag {
-                    "img" if element.attr("src").is_some_and(|s| !s.trim().is_empty()) => counts.images += 1,
-                    "a" if element.attr("href").is_some() => counts.links += 1,
+                    "img" if element.get(&local_name!("src")).is_some_and(|s| !s.trim().is_empty()) => counts.images += 1,
+                    "a" if element.get(&local_name!("href")).is_some() => counts.links += 1,
                     "li" | "dt" => counts.list_items += 1,
                     "p" => {
                         counts.paragraphs += 1;
@@ -332,8 +337,8 @@ fn walk(dom: &Dom, counts: &mut Counts, clusters: &mut HashMap<u64, u32>) {
                 if !node.children.is_empty() {
                     *clusters.entry(signature(dom, id)).or_default() += 1;
                 }
-                let hidden = hidden || HIDDEN_TEXT.contains(&tag);
-                let in_link = in_link || tag == "a";
+                let hidden = hidden || HIDDEN.contains(&element.name.local);
+                let in_link = in_link || element.is(&local_name!("a"));
                 stack.extend(node.children.iter().rev().map(|&c| (c, in_link, hidden)));
             }
             _ => stack.extend(node.children.iter().rev().map(|&c| (c, in_link, hidden))),
@@ -365,7 +370,7 @@ fn signature(dom: &Dom, id: usize) -> u64 {
 fn words_under(dom: &Dom, id: usize) -> u64 {
     dom.descendants(id)
         .map(|d| match &dom.nodes[d].data {
-            NodeData::Text(t) => t.split_whitespace().count() as u64,
+            NodeData::Text(t) => ascii_word_count(t).unwrap_or_else(|| t.split_whitespace().count()) as u64,
             _ => 0,
         })
         .sum()

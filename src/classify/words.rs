@@ -10,11 +10,13 @@
 //! domains only and stored as words in `models/genre-words.json`.
 
 use std::hash::{BuildHasher, Hasher};
+use std::sync::LazyLock;
 
 use foldhash::HashMap;
+use html5ever::local_name;
 
 use super::PAGE_TYPE_COUNT;
-use crate::dom::{DOCUMENT, Dom, NodeData};
+use crate::dom::{DOCUMENT, Dom, NodeData, TagSet};
 
 /// The bag's fields, in column order.
 pub const FIELDS: [&str; 4] = ["text", "class", "title", "url"];
@@ -24,6 +26,7 @@ pub const MAX_WORDS_PER_FIELD: usize = 20_000;
 
 /// Tags whose text is not shown.
 const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head", "svg"];
+static HIDDEN: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(HIDDEN_TEXT));
 
 /// The hashed, counted words of one page, sorted by hash.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -86,14 +89,12 @@ pub fn for_each_word(dom: &Dom, url: &str, f: &mut dyn FnMut(usize, &str)) {
             NodeData::Text(text) if in_title => title.push_str(text),
             NodeData::Text(text) if !hidden => words.split(text, false, &mut |w| emit(0, w, &mut budget, f)),
             NodeData::Element(element) => {
-                for name in ["class", "id"] {
-                    if let Some(value) = element.attr(name) {
-                        words.split(value, true, &mut |w| emit(1, w, &mut budget, f));
-                    }
+                // The first `class`, then the first `id`, as the words were counted in training.
+                for value in [element.get(&local_name!("class")), element.get(&local_name!("id"))].into_iter().flatten() {
+                    words.split(value, true, &mut |w| emit(1, w, &mut budget, f));
                 }
-                let tag = element.tag();
-                let hidden = hidden || HIDDEN_TEXT.contains(&tag);
-                let in_title = in_title || tag == "title";
+                let hidden = hidden || HIDDEN.contains(&element.name.local);
+                let in_title = in_title || element.is(&local_name!("title"));
                 stack.extend(node.children.iter().rev().map(|&c| (c, hidden, in_title)));
             }
             _ => stack.extend(node.children.iter().rev().map(|&c| (c, hidden, in_title))),

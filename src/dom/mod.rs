@@ -100,6 +100,12 @@ impl Element {
         self.attrs.iter().find(|(n, _)| &**n == name).map(|(_, v)| v.as_str())
     }
 
+    /// [`Self::attr`] by the name's atom (`local_name!("class")`): compared as one number,
+    /// not as text, for the walks that ask every element.
+    pub fn get(&self, name: &LocalName) -> Option<&str> {
+        self.attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
     /// The class attribute, as written (trimmed); empty when absent.
     pub fn class(&self) -> &str {
         self.attr("class").map_or("", str::trim)

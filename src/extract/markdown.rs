@@ -1114,7 +1114,7 @@ fn is_list(name: &LocalName) -> bool {
 
 /// Elements laid out as blocks: a paragraph ends before and after them.
 fn is_block(name: &LocalName) -> bool {
-    crate::extract::web2text::cdom::BLOCK_TAGS.contains(&&**name)
+    crate::extract::web2text::cdom::BLOCKS.contains(name)
         || matches!(*name, local_name!("details") | local_name!("summary") | local_name!("dialog") | local_name!("legend") | local_name!("caption"))
 }
 

@@ -58,7 +58,7 @@ pub static SKIPPED_BUT_NOSCRIPT: LazyLock<TagSet> = LazyLock::new(|| {
     let tags: Vec<&str> = SKIP_TAGS.iter().copied().filter(|&tag| tag != "noscript").collect();
     TagSet::of(&tags)
 });
-static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
+pub(crate) static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
 static FORMS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(FORM_TAGS));
 static INLINE: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(INLINE_TAGS));
 
@@ -1117,36 +1117,41 @@ impl Cdom {
     /// headings' words. Its items stay where a heading they name is not kept.
     pub fn drop_contents_lists(&self, content: &mut [bool]) {
         let n = content.len().min(self.leaves.len());
+        let heads: Vec<Option<usize>> = (0..n).map(|i| self.heading_of(self.leaves[i]).map(|(h, _)| h)).collect();
         let mut heading_text: foldhash::HashMap<usize, (String, bool)> = Default::default();
-        let mut items: foldhash::HashMap<usize, (usize, String)> = Default::default();
-        let mut of_list: Vec<Option<usize>> = vec![None; n];
-        for i in 0..n {
-            let leaf = self.leaves[i];
-            let text = &self.nodes[leaf].text;
-            if let Some((h, _)) = self.heading_of(leaf) {
+        for (i, head) in heads.iter().enumerate() {
+            if let &Some(h) = head {
                 let entry = heading_text.entry(h).or_default();
                 entry.0.push(' ');
-                entry.0.push_str(text);
+                entry.0.push_str(&self.nodes[self.leaves[i]].text);
                 entry.1 |= content[i];
-            } else if let Some(item) = self.closest(leaf, |n| n.has_tag(&local_name!("li")))
+            }
+        }
+        let kept: foldhash::HashSet<String> = heading_text.into_values().filter(|(_, kept)| *kept).map(|(text, _)| contents_key(&text)).collect();
+        // Where no heading is kept, no list is looked at.
+        if kept.is_empty() {
+            return;
+        }
+        let mut items: foldhash::HashMap<usize, (usize, String)> = Default::default();
+        let mut of_list: Vec<Option<usize>> = vec![None; n];
+        for i in (0..n).filter(|&i| heads[i].is_none()) {
+            let leaf = self.leaves[i];
+            if let Some(item) = self.closest(leaf, |n| n.has_tag(&local_name!("li")))
                 && let Some(list) = self.closest(item, |n| n.has_tag(&local_name!("ul")) || n.has_tag(&local_name!("ol")))
             {
                 let entry = items.entry(item).or_insert_with(|| (list, String::new()));
                 entry.1.push(' ');
-                entry.1.push_str(text);
+                entry.1.push_str(&self.nodes[leaf].text);
                 of_list[i] = Some(list);
             }
         }
-        let kept: foldhash::HashSet<String> = heading_text.into_values().filter(|(_, kept)| *kept).map(|(text, _)| contents_key(&text)).collect();
-        if kept.is_empty() {
-            return;
-        }
-        // Per list: its item count, and whether every item names a kept heading.
+        // Per list: its item count, and whether every item names a kept heading (a list
+        // with one item that names none, a menu, needs no more keys made).
         let mut lists: foldhash::HashMap<usize, (usize, bool)> = Default::default();
         for (list, text) in items.into_values() {
             let entry = lists.entry(list).or_insert((0, true));
             entry.0 += 1;
-            entry.1 &= kept.contains(&contents_key(&text));
+            entry.1 = entry.1 && kept.contains(&contents_key(&text));
         }
         for i in 0..n {
             if of_list[i].and_then(|l| lists.get(&l)).is_some_and(|&(count, all)| count >= 2 && all) {
