@@ -911,18 +911,26 @@ impl Blocks {
             self.inline.push(' ');
         }
         let at_start = self.at_line_start();
-        // `1` then `.` from the next node (`<span>1</span>. Total`) would start a list.
-        let marker_ends = |rest: &str| rest.is_empty() || rest.starts_with([' ', '\t']);
-        if !at_start && (text.strip_prefix(['.', ')']).is_some_and(marker_ends)) && self.line_is_number() {
-            self.inline.push('\\');
+        // A number, then `.` or more digits and `.` from the next node (`<span>1</span>. Total`,
+        // `<span>3</span><span>1.</span>`) would start a list.
+        if !at_start && let Some(line_digits) = self.line_number_digits() {
+            let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+            let marker_ends = |rest: &str| rest.is_empty() || rest.starts_with([' ', '\t']);
+            if line_digits + digits <= 9 && text[digits..].strip_prefix(['.', ')']).is_some_and(marker_ends) {
+                self.inline.push_str(&text[..digits]);
+                self.inline.push('\\');
+                escape_text(&text[digits..], false, &mut self.inline);
+                return;
+            }
         }
         escape_text(text, at_start, &mut self.inline);
     }
 
-    /// Whether the line being written is a number alone, as an ordered list's marker begins.
-    fn line_is_number(&self) -> bool {
+    /// The digits of the line being written where it is a number alone, as an ordered
+    /// list's marker begins.
+    fn line_number_digits(&self) -> Option<usize> {
         let line = self.inline.rsplit('\n').next().unwrap_or_default();
-        (1..=9).contains(&line.len()) && line.bytes().all(|b| b.is_ascii_digit())
+        (!line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())).then_some(line.len())
     }
 
     /// Appends Markdown made here (a code span, a link), after a space when `space`.

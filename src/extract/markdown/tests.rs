@@ -337,7 +337,7 @@ fn a_headings_permalink_mark_is_left_out() {
 #[test]
 fn text_that_looks_like_markup_stays_text() {
     let html = "<body><p>1. Not a list item</p><p># not a heading</p><p>- nor a bullet</p><p>&gt; nor a quote</p>\
-        <p>2) still text</p><p><span>3</span>. nor a number from two elements</p><p>a *star* and _under_ and [link](x) and &lt;b&gt; and &amp;amp; and ~~gone~~</p><p>---</p><p>===</p></body>";
+        <p>2) still text</p><p><span>3</span>. nor a number from two elements</p><p><span>3</span><span>1.</span> nor one split in its digits</p><p>a *star* and _under_ and [link](x) and &lt;b&gt; and &amp;amp; and ~~gone~~</p><p>---</p><p>===</p></body>";
     let (markdown, text) = both(html);
     let read = read_back(&markdown);
     assert!(read.headings.is_empty() && read.items.is_empty() && read.code_blocks.is_empty(), "{markdown}");
