@@ -91,7 +91,7 @@ pub struct TreeSettings {
 impl Default for TreeSettings {
     fn default() -> Self {
         Self {
-            trees: 200,
+            trees: 300,
             learning_rate: 0.1,
             max_depth: 6,
             subsample: 0.5,

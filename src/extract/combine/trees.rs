@@ -1,5 +1,5 @@
 //! The block trees laid out for prediction. forust-ml predicts tree by tree over a
-//! column-major f64 matrix, with 80-byte nodes; a page's ~400 blocks × 200 trees then cost
+//! column-major f64 matrix, with 80-byte nodes; a page's ~400 blocks × 300 trees then cost
 //! as much as building the blocks (`examples/combiner_timing.rs`). Here every tree's nodes
 //! sit in one array of 8-byte nodes, each split's two children side by side, and `LANES`
 //! blocks at a time walk every tree, as f32 values straight from the table. The same
