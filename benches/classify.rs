@@ -1,5 +1,5 @@
 //! Classifier speed: the shipped ResNet's forward pass on the CPU (images/s at the
-//! shipped batch size, with 1 and 2 LibTorch threads; on CUDA too when
+//! shipped batch size: LibTorch's layers with 1 and 2 threads, goce-warc's own on one; on CUDA too when
 //! `GOCE_BENCH_CUDA=1` and a GPU is there, at batch 64, 128 and 256), and the HTML features
 //! that both classifiers read. Pictures are the lite renderer's, of held-out WCXB-dev pages.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failure here is the report
@@ -11,7 +11,7 @@ mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use goce_warc::classify::words::WordBag;
-use goce_warc::classify::{CPU_BATCH, Classifier, ClassifierKind, DeviceChoice, Features, NetInput, find_models_dir};
+use goce_warc::classify::{CPU_BATCH, Classifier, ClassifierKind, CpuLayers, DeviceChoice, Features, GenreNet, NetInput, find_models_dir};
 use goce_warc::dom::{Dom, DomLimits};
 use goce_warc::extract::PageAnalysis;
 use goce_warc::render::{Picture, RenderOptions, render_lite};
@@ -67,8 +67,12 @@ fn classify(c: &mut Criterion) {
     let batch = inputs(CPU_BATCH);
     for threads in [1, 2] {
         goce_warc::torch::set_threads(threads);
-        group.bench_function(format!("batch {CPU_BATCH}, {threads} thread(s)"), |b| b.iter(|| black_box(resnet.classify(&batch).expect("forward"))));
+        group.bench_function(format!("LibTorch's layers, batch {CPU_BATCH}, {threads} thread(s)"), |b| {
+            b.iter(|| black_box(resnet.classify(&batch).expect("forward")))
+        });
     }
+    let own = GenreNet::load(&models, DeviceChoice::Cpu, CpuLayers::Rust).expect("the shipped ResNet loads");
+    group.bench_function(format!("goce-warc's layers, batch {CPU_BATCH}, 1 thread"), |b| b.iter(|| black_box(own.predict(&batch).expect("forward"))));
     group.finish();
 
     if std::env::var("GOCE_BENCH_CUDA").is_ok_and(|v| v == "1") {

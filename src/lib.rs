@@ -4,7 +4,7 @@
 //! [`warc`] (records) → [`page`] (decoded HTML pages) → [`dom`] → [`analyse`] (views and Algorithm 2, shared) → [`render`] (pictures) →
 //! [`classify`] (genre) → [`extract`] (text) → [`annotate`] (language, digest, words) → [`output`] (Parquet shards and manifests),
 //! driven by [`pipeline`]. A module imports only those before it; [`models`] (where the trained models are) and
-//! [`torch`] (LibTorch, opened when a network first runs) sit below the stages that load them, and [`flags`] (the command line both binaries share, with the `cli` feature)
+//! [`torch`] (LibTorch, opened when a network needs it) sit below the stages that load them, and [`flags`] (the command line both binaries share, with the `cli` feature)
 //! above them all. Training and evaluation against gold data are the `goce-warc-train` crate's
 //! (`crates/goce-warc-train`), which imports this one.
 

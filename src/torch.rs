@@ -1,7 +1,7 @@
-//! LibTorch, opened when a network first runs. goce-warc does not link it: loading LibTorch
+//! LibTorch, opened when a network needs it. goce-warc does not link it: loading LibTorch
 //! costs a process about 0.15 CPU s and 126 MB before it reads a page (its operator
-//! registry, and the pages its relocations touch), and the default's cascade sends almost no
-//! page to the ResNet. The networks live in `libgoce_warc_torch.so` (the
+//! registry, and the pages its relocations touch), and the default's cascade on the CPU runs
+//! its few ResNet pages without it ([`crate::classify::cpu_net`]). The networks live in `libgoce_warc_torch.so` (the
 //! `crates/goce-warc-torch` library, built beside the binary), which this module opens
 //! the first time the ResNet or Web2Text is asked for, through a small C interface:
 //! plain numbers and byte buffers, errors as messages.

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{bin, process_paths, project_file, read_all_rows, samples, stderr};
+use crate::common::{bin, project_file, read_all_rows, samples, stderr};
 use goce_warc::classify::CheckRecord;
-use goce_warc::classify::{Classifier, ClassifierKind, DeviceChoice, FEATURE_COUNT, Features, NetInput};
+use goce_warc::classify::{Classifier, ClassifierKind, CpuLayers, DeviceChoice, FEATURE_COUNT, Features, GenreNet, NetInput};
 use goce_warc::render::Picture;
 
 fn models() -> PathBuf {
@@ -50,6 +50,23 @@ fn the_shipped_models_give_the_recorded_outputs() {
         );
         let got = linear.classify(&input).unwrap().remove(0);
         assert!(max_difference(&got.probabilities, &record.html_features) < 1e-5, "{}: html-features {:?}", record.picture, got.probabilities);
+    }
+}
+
+#[test]
+fn the_resnet_on_goce_warcs_own_cpu_layers_gives_what_libtorch_gives() {
+    let libtorch = GenreNet::load(&models(), DeviceChoice::Cpu, CpuLayers::LibTorch).unwrap();
+    let rust = GenreNet::load(&models(), DeviceChoice::Cpu, CpuLayers::Rust).unwrap();
+    assert_eq!((libtorch.layers(), rust.layers()), ("LibTorch", "goce-warc"));
+    let records = check_records();
+    let mut inputs: Vec<NetInput<'_>> = records.iter().map(|(p, f, _)| NetInput { picture: Some(p), features: f }).collect();
+    // A page whose picture failed is read as a blank page by both.
+    inputs.push(NetInput { picture: None, features: &records[0].1 });
+    let (expected, got) = (libtorch.predict(&inputs).unwrap(), rust.predict(&inputs).unwrap());
+    assert_eq!(got.len(), inputs.len());
+    for ((e, g), (_, _, record)) in expected.iter().zip(&got).zip(records.iter().chain([&records[0]])) {
+        assert!(max_difference(&e.probabilities, &g.probabilities) < 1e-5, "{}: {:?} != LibTorch's {:?}", record.picture, g.probabilities, e.probabilities);
+        assert_eq!((e.page_type, e.genre), (g.page_type, g.genre));
     }
 }
 
@@ -252,41 +269,76 @@ fn asking_for_cuda_where_it_cannot_load_is_a_clear_error() {
     assert_eq!(bad.status.code(), Some(2), "an unknown device is a usage error");
 }
 
-/// The default cascade opens LibTorch only for a page its gate cannot decide, so a run whose
-/// pages the gate decides never loads it. Pointed at a file that is no library, the cascade
-/// still classifies such pages and `process` writes the same rows, while the ResNet on every
-/// page says at once which file it could not open.
+/// The default cascade runs the ResNet on the CPU with goce-warc's own layers, so it never
+/// opens LibTorch: pointed at a file that is no library, with a gate strict enough to send
+/// every page to the network, it classifies and `process` writes the same rows as with
+/// LibTorch there, while the ResNet on every page (LibTorch's layers) says at once which
+/// file it could not open.
 #[test]
-fn libtorch_is_opened_only_when_a_page_needs_the_network() {
+fn the_default_classifier_needs_no_libtorch_on_the_cpu() {
     let dir = tempfile::tempdir().unwrap();
     let fake = dir.path().join("libgoce_warc_torch.so");
     std::fs::write(&fake, b"not a shared library").unwrap();
+    let strict = dir.path().join("models");
+    std::fs::create_dir(&strict).unwrap();
+    for entry in std::fs::read_dir(models()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, strict.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let gate_file = strict.join("genre-cascade.json");
+    let mut gate: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&gate_file).unwrap()).unwrap();
+    gate["sure_at"] = serde_json::json!(1.0);
+    std::fs::write(&gate_file, gate.to_string()).unwrap();
+
     let page = project_file("tests/fixtures/pages/article-news.html");
-    let classify = |classifier: &str| {
-        bin().env("GOCE_WARC_TORCH", &fake).args(["classify", page.to_str().unwrap(), "--classifier", classifier, "--json"]).output().unwrap()
+    // `--device cpu` throughout: on a machine with a GPU, `auto` takes CUDA, through LibTorch.
+    let classify = |classifier: &str, library: &Path| {
+        bin()
+            .env("GOCE_WARC_TORCH", library)
+            .args(["classify", page.to_str().unwrap(), "--classifier", classifier, "--device", "cpu", "--json", "--models"])
+            .arg(&strict)
+            .output()
+            .unwrap()
     };
-    let cascade = classify("cascade");
+    let cascade = classify("cascade", &fake);
     assert!(cascade.status.success(), "{}", stderr(&cascade));
     assert!(String::from_utf8_lossy(&cascade.stdout).contains("\"article\""), "{}", String::from_utf8_lossy(&cascade.stdout));
-    let resnet = classify("resnet");
+    let resnet = classify("resnet", &fake);
     assert!(!resnet.status.success());
     let err = stderr(&resnet);
     assert!(err.contains(fake.to_str().unwrap()) && err.contains("cannot be opened"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     // No library where it is looked for: a start-up error that says where it looked.
     let missing = dir.path().join("nowhere.so");
-    let out = bin().env("GOCE_WARC_TORCH", &missing).args(["classify", page.to_str().unwrap()]).output().unwrap();
+    let out = classify("resnet", &missing);
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(err.contains("was not found") && err.contains(missing.to_str().unwrap()) && err.contains("make build"), "{err}");
+    assert!(classify("cascade", &missing).status.success());
 
     let (usual, without) = (dir.path().join("usual"), dir.path().join("without"));
-    let out = process_paths(&usual, &samples(), &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let mut cmd = bin();
-    cmd.env("GOCE_WARC_TORCH", &fake).arg("process").args(samples()).arg("--out").arg(&without).arg("--quiet");
-    let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let run = |out_dir: &Path, library: Option<&Path>| {
+        let mut cmd = bin();
+        if let Some(library) = library {
+            cmd.env("GOCE_WARC_TORCH", library);
+        }
+        cmd.arg("process")
+            .args(samples())
+            .arg("--out")
+            .arg(out_dir)
+            .args(["--quiet", "--device", "cpu", "--models"])
+            .arg(&strict)
+            .arg("--stats")
+            .arg(out_dir.with_extension("json"));
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    run(&usual, None);
+    run(&without, Some(&fake));
+    let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(without.with_extension("json")).unwrap()).unwrap();
+    assert!(stats["counts"]["rendered"]["lite"].as_u64().unwrap() > 10, "{stats}");
     let rows = |dir: &Path| {
         let mut rows: Vec<_> = read_all_rows(dir).into_iter().map(|r| (r.url, r.page_type, r.genre, r.text)).collect();
         rows.sort();

@@ -103,7 +103,8 @@ fn logits(weights: &[Vec<f32>], row: &[f32]) -> Vec<f32> {
     weights.iter().map(|w| w[0] + w[1..].iter().zip(row).map(|(a, b)| a * b).sum::<f32>()).collect()
 }
 
-fn softmax(logits: &[f32]) -> Vec<f32> {
+/// Probabilities from logits (also the ResNet's, [`super::cpu_net`]).
+pub(super) fn softmax(logits: &[f32]) -> Vec<f32> {
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
     let sum: f32 = exps.iter().sum();

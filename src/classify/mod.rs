@@ -1,12 +1,14 @@
 //! Stage 5, classification: a page's picture (and cheap HTML features) → its WCXB page
 //! type, and from that its GOCE genre, which picks the extractor.
 //!
-//! Two classifiers: `resnet` (a small ResNet through LibTorch over the lite renderer's
-//! picture, HTML features fused into its head; batched, CPU or CUDA) and
+//! Two classifiers: `resnet` (a small ResNet over the lite renderer's picture, HTML
+//! features fused into its head; batched, through LibTorch on the CPU or CUDA, or on the CPU
+//! through this crate's own layers in [`cpu_net`], which the cascade uses) and
 //! `html-features` (the paper's baseline: its 11 features and a linear model, plain
 //! Rust). Both are trained by `goce-warc-train train` (`goce_warc_train::classify`) and ship in `models/`.
 
 pub mod cascade;
+pub mod cpu_net;
 pub mod device;
 pub mod features;
 pub mod linear;
@@ -18,7 +20,7 @@ use std::path::{Path, PathBuf};
 pub use device::{CPU_BATCH, CUDA_BATCH, Device, DeviceChoice};
 pub use features::{FEATURE_COUNT, Features};
 pub use linear::LinearModel;
-pub use resnet::{GenreNet, Loading, NetInput};
+pub use resnet::{CpuLayers, GenreNet, NetInput};
 
 use crate::analyse::Genre;
 use crate::models::ModelFileError;
@@ -198,10 +200,8 @@ impl std::fmt::Debug for Classifier {
 impl Classifier {
     pub fn load(kind: ClassifierKind, models: &Path, device: DeviceChoice) -> Result<Self, ClassifyError> {
         match kind {
-            // The cascade's gate decides most pages without the ResNet, so LibTorch waits for
-            // the first page it cannot decide.
-            ClassifierKind::Cascade => Ok(Self::Cascade(Box::new(cascade::Cascade::load(models, GenreNet::load(models, device, Loading::WhenFirstNeeded)?)?))),
-            ClassifierKind::Resnet => Ok(Self::Resnet(Box::new(GenreNet::load(models, device, Loading::Now)?))),
+            ClassifierKind::Cascade => Ok(Self::Cascade(Box::new(cascade::Cascade::load(models, GenreNet::load(models, device, CpuLayers::Rust)?)?))),
+            ClassifierKind::Resnet => Ok(Self::Resnet(Box::new(GenreNet::load(models, device, CpuLayers::LibTorch)?))),
             ClassifierKind::HtmlFeatures => Ok(Self::HtmlFeatures(load_linear(&models.join(HTML_FEATURES_MODEL))?)),
         }
     }

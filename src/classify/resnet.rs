@@ -5,12 +5,12 @@
 //! picture part at zero, so the network begins as that model and the picture can only
 //! correct it (boosting; validation loss picks the epoch). Depth and width are data ([`NetSpec`]),
 //! stored beside the weights, so training and inference build the same network. The layers
-//! are LibTorch's, in `crates/goce-warc-torch`; this module prepares their inputs and opens
-//! LibTorch ([`crate::torch`]) only when a page first needs the network.
+//! are LibTorch's, in `crates/goce-warc-torch` (opened through [`crate::torch`]), or on the
+//! CPU this crate's own ([`super::cpu_net`]); this module prepares their inputs.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
+use super::cpu_net::CpuResNet;
 use super::device::{Device, DeviceChoice};
 use super::features::Features;
 use super::words::WordModel;
@@ -157,13 +157,21 @@ pub fn standardised_rows(rows: &[Vec<f32>], spec: &NetSpec) -> Vec<f32> {
     rows.iter().flat_map(|row| row.iter().zip(&spec.feature_mean).zip(&spec.feature_std).map(|((v, m), s)| (v - m) / s)).collect()
 }
 
-/// When the network's weights go into LibTorch.
+/// Whose layers run the network on the CPU (on a GPU, LibTorch's always).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Loading {
-    /// At load: the ResNet reads every page, or a GPU was asked for or is present.
-    Now,
-    /// When a page first needs it (the cascade on the CPU, whose gate decides most pages).
-    WhenFirstNeeded,
+pub enum CpuLayers {
+    /// LibTorch's, loaded now: `--classifier resnet`, which sends every page (its batched
+    /// layers take 4.9 ms a picture on one core, these 12.7), and training.
+    LibTorch,
+    /// This crate's own forward pass ([`CpuResNet`]), and LibTorch never opens: the
+    /// cascade, whose gate passes few pages on.
+    Rust,
+}
+
+/// The layers a loaded network runs on.
+enum Layers {
+    Rust(Box<CpuResNet>),
+    LibTorch(ResNet),
 }
 
 /// The shipped model, loaded for inference.
@@ -172,15 +180,14 @@ pub struct GenreNet {
     pub device: Device,
     /// Present when the spec fuses word scores.
     pub words: Option<WordModel>,
-    weights: PathBuf,
-    net: OnceLock<Result<ResNet, TorchError>>,
+    layers: Layers,
 }
 
 impl GenreNet {
-    /// Reads the spec and the word model; the weights now, or (`WhenFirstNeeded`, on the CPU
-    /// only: `--device cpu`, or `auto` on a machine without an NVIDIA GPU) at the first pages
-    /// that need them. Either way a missing LibTorch library is an error here, not later.
-    pub fn load(models: &Path, choice: DeviceChoice, loading: Loading) -> Result<Self, ClassifyError> {
+    /// Reads the spec, the word model and the weights, into this crate's layers on the CPU
+    /// (`--device cpu`, or `auto` on a machine without an NVIDIA GPU) when `cpu` says so,
+    /// else into LibTorch on the resolved device.
+    pub fn load(models: &Path, choice: DeviceChoice, cpu: CpuLayers) -> Result<Self, ClassifyError> {
         let spec_path = models.join(RESNET_SPEC);
         let weights = models.join(RESNET_WEIGHTS);
         let model_err = |path: &Path, source| ClassifyError::Model { path: path.to_path_buf(), source };
@@ -191,36 +198,24 @@ impl GenreNet {
             return Err(model_err(&weights, ModelFileError::Invalid("missing".into())));
         }
         let words = if spec.fuses_words { Some(load_word_model(&models.join(WORD_MODEL))?) } else { None };
-        torch::library_path().map_err(torch_err)?;
         let on_cpu_anyway = choice == DeviceChoice::Cpu || (choice == DeviceChoice::Auto && !torch::nvidia_gpu_present());
-        let lazy = loading == Loading::WhenFirstNeeded && on_cpu_anyway;
-        let device = if lazy { Device::Cpu } else { torch::resolve_device(choice).map_err(|e| ClassifyError::Device(e.to_string()))? };
-        let net = Self { device, spec, words, weights, net: OnceLock::new() };
-        if !lazy {
-            let loaded = net.load_weights().map_err(|e| model_err(&net.weights, ModelFileError::Weights(e.to_string())))?;
-            let _ = net.net.set(Ok(loaded));
+        let (device, layers) = if on_cpu_anyway && cpu == CpuLayers::Rust {
+            (Device::Cpu, Layers::Rust(Box::new(CpuResNet::load(&spec, &weights).map_err(|e| model_err(&weights, e))?)))
+        } else {
+            torch::library_path().map_err(torch_err)?;
+            let device = torch::resolve_device(choice).map_err(|e| ClassifyError::Device(e.to_string()))?;
+            let net = ResNet::load(&spec.shape_json(), &weights, device).map_err(|e| model_err(&weights, ModelFileError::Weights(e.to_string())))?;
+            (device, Layers::LibTorch(net))
+        };
+        Ok(Self { spec, device, words, layers })
+    }
+
+    /// Whose layers run it: "LibTorch" or "goce-warc".
+    pub fn layers(&self) -> &'static str {
+        match self.layers {
+            Layers::Rust(_) => "goce-warc",
+            Layers::LibTorch(_) => "LibTorch",
         }
-        Ok(net)
-    }
-
-    /// The weights into LibTorch (opening it), on the resolved device.
-    fn load_weights(&self) -> Result<ResNet, TorchError> {
-        ResNet::load(&self.spec.shape_json(), &self.weights, self.device)
-    }
-
-    /// Whether the weights are in LibTorch yet.
-    pub fn is_loaded(&self) -> bool {
-        matches!(self.net.get(), Some(Ok(_)))
-    }
-
-    fn network(&self) -> Result<&ResNet, ClassifyError> {
-        self.net
-            .get_or_init(|| {
-                tracing::debug!("opening LibTorch for the ResNet");
-                self.load_weights()
-            })
-            .as_ref()
-            .map_err(|e| torch_err(e.clone()))
     }
 
     /// One forward pass over the inputs, predictions in input order.
@@ -228,12 +223,14 @@ impl GenreNet {
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
-        let net = self.network()?;
         let side = usize::try_from(self.spec.input_size).unwrap_or(224);
         let pictures: Vec<Option<&Picture>> = inputs.iter().map(|i| i.picture).collect();
         let rows: Vec<Vec<f32>> = inputs.iter().map(|i| fused_row(i.features, self.words.as_ref())).collect();
-        let probs =
-            net.probabilities(&picture_bytes(&pictures, side), &standardised_rows(&rows, &self.spec), inputs.len(), PAGE_TYPE_COUNT).map_err(torch_err)?;
+        let (rgb, features) = (picture_bytes(&pictures, side), standardised_rows(&rows, &self.spec));
+        let probs = match &self.layers {
+            Layers::Rust(net) => net.probabilities(&rgb, &features, inputs.len()).ok_or(ClassifyError::Net("inputs that do not fit its shape"))?,
+            Layers::LibTorch(net) => net.probabilities(&rgb, &features, inputs.len(), PAGE_TYPE_COUNT).map_err(torch_err)?,
+        };
         Ok(probs
             .chunks_exact(PAGE_TYPE_COUNT)
             .map(|row| {

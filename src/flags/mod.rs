@@ -70,8 +70,7 @@ impl ClassifierArgs {
         let models = crate::classify::find_models_dir(self.models.as_deref())?;
         let classifier = Classifier::load(kind, &models, self.device)?;
         if let Some(net) = classifier.net() {
-            let when = if net.is_loaded() { "" } else { ", LibTorch opened when a page first needs the network" };
-            tracing::info!("classifier: {} from {} on {:?}{when}", kind.name(), models.display(), net.device);
+            tracing::info!("classifier: {} from {} on {:?} ({}'s layers)", kind.name(), models.display(), net.device, net.layers());
         }
         Ok(Some(classifier))
     }

@@ -19,7 +19,7 @@ use goce_warc::classify::linear::{LINEAR_TRAINING, LinearModel, standardisation}
 use goce_warc::classify::resnet::{NetInput, NetSpec, picture_bytes, standardised_rows};
 use goce_warc::classify::words::{WordBag, WordModel, WordRegression, WordTraining, word_counts};
 use goce_warc::classify::{
-    CASCADE_MODEL, CheckRecord, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, Loading, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC,
+    CASCADE_MODEL, CheckRecord, CpuLayers, DeviceChoice, GenreNet, HTML_FEATURES_MODEL, PAGE_TYPE_COUNT, PAGE_TYPES, PageType, Prediction, RESNET_SPEC,
     RESNET_WEIGHTS, WORD_MODEL, cascade,
 };
 use goce_warc::dom::FOR_RENDERING;
@@ -509,7 +509,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     ));
 
     if config.cascade_only {
-        let net = GenreNet::load(&config.out, DeviceChoice::Cpu, Loading::Now)?;
+        let net = GenreNet::load(&config.out, DeviceChoice::Cpu, CpuLayers::LibTorch)?;
         write_cascade(config, &net, &all_linear, &validation_set, &test_set, log)?;
         return Ok(None);
     }
@@ -538,7 +538,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     write_json(&config.out.join(RESNET_SPEC), &spec)?;
 
     // The genre threshold that is right most often on the validation domains.
-    let net = GenreNet::load(&config.out, DeviceChoice::Cpu, Loading::Now)?;
+    let net = GenreNet::load(&config.out, DeviceChoice::Cpu, CpuLayers::LibTorch)?;
     let validation_probabilities: Vec<[f32; PAGE_TYPE_COUNT]> = predict_samples(&net, &validation_set)?.iter().map(|p| p.probabilities).collect();
     let threshold = choose_threshold(&validation_set, &validation_probabilities);
     log(&format!("resnet: list-view threshold {threshold:.2} (validation domains)"));
@@ -546,7 +546,7 @@ pub fn train(config: &TrainConfig, log: &dyn Fn(&str)) -> Result<Option<TrainRep
     write_json(&config.out.join(RESNET_SPEC), &spec)?;
 
     // Score the saved (best) network exactly as goce-warc will load it.
-    let net = GenreNet::load(&config.out, DeviceChoice::Cpu, Loading::Now)?;
+    let net = GenreNet::load(&config.out, DeviceChoice::Cpu, CpuLayers::LibTorch)?;
     let mut resnet = BTreeMap::new();
     for (name, set) in [("validation", &validation_set), ("test", &test_set)].into_iter().chain(added_tests.iter().map(|(n, s)| (n.as_str(), s))) {
         let predicted = predict_samples(&net, set)?;

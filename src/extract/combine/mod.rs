@@ -237,8 +237,9 @@ pub fn content_blocks(table: &BlockTable, probabilities: &[f64], decision: Decis
     table.cdom.fill_code_blocks(&mut content, CODE_KEPT_SHARE);
     table.cdom.fill_data_tables(&mut content, TABLE_KEPT_SHARE, TABLE_CELL_WORDS);
     table.cdom.fill_lists(&mut content, LIST_KEPT_SHARE, LIST_ITEM_WORDS, Some(ListEvidence { probabilities, cut }));
-    table.cdom.fill_section_headings(&mut content);
-    table.cdom.drop_contents_lists(&mut content);
+    let heads = table.cdom.leaf_headings();
+    table.cdom.fill_section_headings(&heads, &mut content);
+    table.cdom.drop_contents_lists(&heads, &mut content);
     table.cdom.drop_script_data(&mut content);
     table.cdom.drop_ruby_readings(&mut content);
     table.cdom.drop_repeated_lines(&mut content);

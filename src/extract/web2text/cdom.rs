@@ -1066,15 +1066,21 @@ impl Cdom {
         std::iter::once(id).chain(self.ancestors(id)).find_map(|a| heading_level_of(&self.nodes[a]).map(|level| (a, level)))
     }
 
+    /// The heading element each leaf lies in and its level, leaf by leaf: what
+    /// [`Self::fill_section_headings`] and [`Self::drop_contents_lists`] read.
+    pub fn leaf_headings(&self) -> Vec<Option<(usize, usize)>> {
+        self.leaves.iter().map(|&leaf| self.heading_of(leaf)).collect()
+    }
+
     /// Keeps a heading the trees dropped between kept text: the last block before it and
     /// the first of its section (up to the next heading of its level or above) are kept, so
     /// it names a section of the content ("Installing", "The revenge of Samus Aran"). A
     /// heading alone on its row looks like a menu entry or a teaser, and the trees drop some.
     /// Headings at the edge of the content (the page's title over the body, "Comments"
     /// under it) stay as the trees decided: news golds leave titles out.
-    pub fn fill_section_headings(&self, content: &mut [bool]) {
-        let n = content.len().min(self.leaves.len());
-        let heads: Vec<Option<(usize, usize)>> = (0..n).map(|i| self.heading_of(self.leaves[i])).collect();
+    /// `heads` is [`Self::leaf_headings`].
+    pub fn fill_section_headings(&self, heads: &[Option<(usize, usize)>], content: &mut [bool]) {
+        let n = content.len().min(self.leaves.len()).min(heads.len());
         // Runs of leaves under one heading element: (first leaf, end, level).
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
         let mut i = 0;
@@ -1115,12 +1121,13 @@ impl Cdom {
     /// Leaves out a table of contents whose headings are kept: a list of two items or more,
     /// each the text of a kept heading of the page (less a permalink mark), repeats those
     /// headings' words. Its items stay where a heading they name is not kept.
-    pub fn drop_contents_lists(&self, content: &mut [bool]) {
-        let n = content.len().min(self.leaves.len());
-        let heads: Vec<Option<usize>> = (0..n).map(|i| self.heading_of(self.leaves[i]).map(|(h, _)| h)).collect();
+    /// `heads` is [`Self::leaf_headings`].
+    pub fn drop_contents_lists(&self, heads: &[Option<(usize, usize)>], content: &mut [bool]) {
+        let n = content.len().min(self.leaves.len()).min(heads.len());
+        let heads = &heads[..n];
         let mut heading_text: foldhash::HashMap<usize, (String, bool)> = Default::default();
         for (i, head) in heads.iter().enumerate() {
-            if let &Some(h) = head {
+            if let &Some((h, _)) = head {
                 let entry = heading_text.entry(h).or_default();
                 entry.0.push(' ');
                 entry.0.push_str(&self.nodes[self.leaves[i]].text);
@@ -1959,12 +1966,12 @@ mod tests {
         let texts: Vec<&str> = page.leaves.iter().map(|&l| page.nodes[l].text.as_str()).collect();
         assert_eq!(texts, ["Getting started", "Usage", "Getting started ¶", "Install it first.", "Usage", "Run it.", "Getting started", "Something else"]);
         let mut content = vec![true; 8];
-        page.drop_contents_lists(&mut content);
+        page.drop_contents_lists(&page.leaf_headings(), &mut content);
         // The contents list goes; a list naming one heading among other items stays.
         assert_eq!(content, [false, false, true, true, true, true, true, true]);
         // Where a heading it names is not kept, the list is the only copy of its words.
         let mut content = vec![true, true, true, true, false, true, true, true];
-        page.drop_contents_lists(&mut content);
+        page.drop_contents_lists(&page.leaf_headings(), &mut content);
         assert_eq!(content, [true, true, true, true, false, true, true, true]);
     }
 
@@ -1993,15 +2000,15 @@ mod tests {
         // that dropped h2; the title before the first kept block and the heading over the
         // dropped links stay out.
         let mut content = vec![false, true, false, false, true, false, false];
-        page.fill_section_headings(&mut content);
+        page.fill_section_headings(&page.leaf_headings(), &mut content);
         assert_eq!(content, [false, true, true, false, true, false, false]);
         // With the h2 kept, the h3 comes back too.
         let mut content = vec![false, true, true, false, true, false, false];
-        page.fill_section_headings(&mut content);
+        page.fill_section_headings(&page.leaf_headings(), &mut content);
         assert_eq!(content, [false, true, true, true, true, false, false]);
         // A section whose first block is dropped keeps its heading out.
         let mut content = vec![false, true, false, false, false, false, true];
-        page.fill_section_headings(&mut content);
+        page.fill_section_headings(&page.leaf_headings(), &mut content);
         assert_eq!(content, [false, true, false, false, false, false, true]);
     }
 

@@ -183,6 +183,10 @@ pub struct TrainExtractArgs {
     #[arg(long, default_value_t = goce_warc_train::combine::TreeSettings::default().colsample)]
     pub colsample: f64,
 
+    /// The least summed weight (hessian) a tree's leaf may hold.
+    #[arg(long, default_value_t = goce_warc_train::combine::TreeSettings::default().min_leaf_weight)]
+    pub min_leaf_weight: f32,
+
     /// Seeds those draws. The shipped model's is the default; other seeds measure how much
     /// of a difference between two CV runs is the draw's chance (docs/experiments.md).
     #[arg(long, default_value_t = goce_warc_train::combine::TreeSettings::default().seed)]
@@ -272,6 +276,7 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
             soft_labels: args.soft_labels,
             subsample: args.subsample,
             colsample: args.colsample,
+            min_leaf_weight: args.min_leaf_weight,
             seed: args.seed,
             snippet_weight: args.snippet_weight,
             ..TreeSettings::default()
