@@ -110,7 +110,7 @@ bench: bench-data  ## WARC read, extraction and render speed on one core (criter
 	bash scripts/bench_process.sh $(BENCH_WARC)
 	bash scripts/bench_render.sh $(SHARED)/data/wcxb-dev 60
 
-bench-cpu: build bench-data  ## CPU per page side by side in one run: the default, the ResNet on every page, its CPU stages, extraction only, and FastWARC + Resiliparse, on the trained sites' WARC and on trafi-dev x6 (~7 min)
+bench-cpu: build bench-data  ## CPU per page side by side in one run: the default, the ResNet on every page, its CPU stages, extraction only, and FastWARC + Resiliparse, on the trained sites' WARC and on trafi-dev x6; then the default and the peer in turn three more times, with the median ratio (~9 min)
 	bash scripts/bench_cpu.sh $(BENCH_WARC)
 	bash scripts/bench_cpu.sh $(UNSEEN_BENCH_WARC)
 

@@ -4,11 +4,14 @@
 # peer (FastWARC + Resiliparse main content, scripts/peers/peer_pipeline.py over the project's
 # .venv), all over the same WARC. CPU seconds are user + system of the whole process (GNU
 # time); pages per CPU-second, the ratio to the peer's and the share of pages the ResNet read
-# (pages drawn for it, from --stats) are printed per mode.
-# Usage: scripts/bench_cpu.sh WARC [THREADS]
+# (pages drawn for it, from --stats) are printed per mode. Then the default and the peer run
+# in turn ROUNDS more times (default 3): on a shared VM one run's CPU moves by 20% from hour
+# to hour, so the ratio that counts is the median of runs side by side.
+# Usage: scripts/bench_cpu.sh WARC [THREADS] [ROUNDS]
 set -euo pipefail
-warc=${1:?usage: bench_cpu.sh WARC [THREADS]}
+warc=${1:?usage: bench_cpu.sh WARC [THREADS] [ROUNDS]}
 threads=${2:-2}
+rounds=${3:-3}
 bin=${BIN:-target/release/goce-warc}
 python=${PYTHON:-.venv/bin/python}
 out=$(mktemp -d)
@@ -37,3 +40,19 @@ for mode in default markdown resnet cpu-stages extract; do
   read_share=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['counts']; print(f\"{100 * sum(c.get('rendered', {}).values()) / max(1, c['pages']):.1f}%\")" "$stats")
   row "goce-warc $mode (-j $threads)" "$pages" "$(du -sb "$out/p-$mode" | cut -f1)" "$read_share"
 done
+
+# The default against the peer, in turn, `rounds` times; each round's ratio and their median.
+ratios=()
+for round in $(seq 1 "$rounds"); do
+  measure "$python" scripts/peers/peer_pipeline.py "$warc" "$out/peer.parquet"
+  peer_cpu=$(python3 -c "print($user + $sys)")
+  # shellcheck disable=SC2086
+  measure "$bin" process "$warc" --out "$out/r-$round" --quiet -j "$threads" ${flags[default]}
+  default_cpu=$(python3 -c "print($user + $sys)")
+  ratio=$(python3 -c "print(f'{$default_cpu / $peer_cpu:.2f}')")
+  ratios+=("$ratio")
+  printf 'round %d: peer %.1f CPU s, default %.1f CPU s, %sx\n' "$round" "$peer_cpu" "$default_cpu" "$ratio"
+done
+if (( rounds > 0 )); then
+  echo "default's CPU per page against the peer's, median of $rounds rounds: $(python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}x')" "${ratios[@]}")"
+fi

@@ -2,11 +2,9 @@
 //! algorithms run, and the parameters of each algorithm. The `*-paper` extractors use
 //! the paper's settings; the others the improved ones.
 
-use std::sync::OnceLock;
+use html5ever::local_name;
 
-use html5ever::{LocalName, local_name};
-
-use crate::dom::{Element, TagSet};
+use crate::dom::{Element, TagList};
 
 /// What is removed from the page before an algorithm sees it.
 #[derive(Debug, Clone, Copy)]
@@ -38,24 +36,6 @@ pub struct PruneRules {
     /// In the output, a line of at least this many words that already appeared is left
     /// out (0 = off): responsive copies, cloned carousel slides, per-item controls.
     pub repeated_line_min_words: usize,
-}
-
-/// Tag names as written and as the set of atoms the pruning asks, made on first use: asked
-/// of every element of every page, a search of the names compared strings one by one.
-#[derive(Debug)]
-pub struct TagList {
-    pub names: &'static [&'static str],
-    set: OnceLock<TagSet>,
-}
-
-impl TagList {
-    pub const fn new(names: &'static [&'static str]) -> Self {
-        Self { names, set: OnceLock::new() }
-    }
-
-    pub fn contains(&self, tag: &LocalName) -> bool {
-        self.set.get_or_init(|| TagSet::of(self.names)).contains(tag)
-    }
 }
 
 static NO_TAGS: TagList = TagList::new(&[]);

@@ -1,12 +1,12 @@
 //! A pruned view of a DOM: which nodes are kept, the words under each, and text
 //! rendering with block breaks. Extractors read the page through it.
 
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use html5ever::{LocalName, local_name};
 
 use super::profile::PruneRules;
-use crate::dom::{DOCUMENT, Dom, NodeData, NodeId, TagSet};
+use crate::dom::{DOCUMENT, Dom, NodeData, NodeId, TagList};
 use crate::page::language::{ascii_word_count, stands_alone};
 
 pub struct View<'a> {
@@ -79,7 +79,7 @@ pub(crate) const BLOCK_TAGS: &[&str] = &[
     "tfoot", "th", "thead", "tr", "ul",
 ];
 
-static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
+static BLOCKS: TagList = TagList::new(BLOCK_TAGS);
 
 pub(crate) fn is_block(tag: &LocalName) -> bool {
     BLOCKS.contains(tag) || *tag == local_name!("body") || *tag == local_name!("html")

@@ -134,7 +134,8 @@ impl CpuResNet {
 
     /// The classes' probabilities of `n` pages, row by row: `rgb` `n` pictures of
     /// side × side RGB bytes, `features` `n` standardised rows (none when the network
-    /// fuses no features). None when the lengths do not fit.
+    /// fuses no features). None when the lengths do not fit, or a layer does not fit the
+    /// maps before it (the side in the network's spec too small for its strides).
     pub fn probabilities(&self, rgb: &[u8], features: &[f32], n: usize) -> Option<Vec<f32>> {
         let picture_bytes = self.side * self.side * 3;
         let columns = self.feature_head.as_ref().map_or(0, |head| head.inputs);
@@ -146,24 +147,25 @@ impl CpuResNet {
         for page in 0..n {
             let picture = &rgb[page * picture_bytes..][..picture_bytes];
             let row = &features[page * columns..][..columns];
-            out.extend(softmax(&self.logits(picture, row, &mut scratch)));
+            out.extend(softmax(&self.logits(picture, row, &mut scratch)?));
         }
         Some(out)
     }
 
-    fn logits(&self, picture: &[u8], features: &[f32], scratch: &mut Scratch) -> Vec<f32> {
+    /// None when a layer's input has not the shape its weights were read for.
+    fn logits(&self, picture: &[u8], features: &[f32], scratch: &mut Scratch) -> Option<Vec<f32>> {
         let input = picture_maps(picture, self.side, scratch);
-        let stem = relu(self.stem.apply(&input, scratch));
+        let stem = relu(self.stem.apply(&input, scratch)?);
         scratch.give(input);
         let mut maps = max_pool_3x3_stride_2(&stem, scratch);
         scratch.give(stem);
         for block in &self.blocks {
-            let first = relu(block.conv1.apply(&maps, scratch));
-            let inner = block.conv2.apply(&first, scratch);
+            let first = relu(block.conv1.apply(&maps, scratch)?);
+            let inner = block.conv2.apply(&first, scratch)?;
             scratch.give(first);
             let mut sum = match &block.shortcut {
                 Some(shortcut) => {
-                    let sum = shortcut.apply(&maps, scratch);
+                    let sum = shortcut.apply(&maps, scratch)?;
                     scratch.give(maps);
                     sum
                 }
@@ -179,7 +181,7 @@ impl CpuResNet {
         if let Some(head) = &self.feature_head {
             logits.iter_mut().zip(head.apply(features)).for_each(|(l, f)| *l += f);
         }
-        logits
+        Some(logits)
     }
 }
 
@@ -218,9 +220,14 @@ fn picture_maps(rgb: &[u8], side: usize, scratch: &mut Scratch) -> Maps {
 }
 
 impl Conv {
-    /// The convolution (zero padding of half the kernel) and its folded batch norm.
-    fn apply(&self, input: &Maps, scratch: &mut Scratch) -> Maps {
+    /// The convolution (zero padding of half the kernel) and its folded batch norm; None
+    /// when `input` has not the channels the weights were read for (or is smaller than
+    /// the kernel's reach).
+    fn apply(&self, input: &Maps, scratch: &mut Scratch) -> Option<Maps> {
         let (kernel, stride, pad) = (self.kernel, self.stride, self.kernel / 2);
+        if input.channels != self.inputs || input.height + 2 * pad < kernel || input.width + 2 * pad < kernel {
+            return None;
+        }
         let height = (input.height + 2 * pad - kernel) / stride + 1;
         let width = (input.width + 2 * pad - kernel) / stride + 1;
         let positions = height * width;
@@ -260,14 +267,11 @@ impl Conv {
         for (row, &bias) in values.chunks_exact_mut(positions).zip(&self.bias) {
             row.fill(bias);
         }
-        if let (Ok(weights), Ok(unrolled), Ok(mut out)) = (
-            ArrayView2::from_shape((self.outputs, depth), &self.weights),
-            ArrayView2::from_shape((depth, positions), &scratch.unrolled[..]),
-            ArrayViewMut2::from_shape((self.outputs, positions), &mut values[..]),
-        ) {
-            general_mat_mul(1.0, &weights, &unrolled, 1.0, &mut out);
-        }
-        Maps { channels: self.outputs, height, width, values }
+        let weights = ArrayView2::from_shape((self.outputs, depth), &self.weights).ok()?;
+        let unrolled = ArrayView2::from_shape((depth, positions), &scratch.unrolled[..]).ok()?;
+        let mut out = ArrayViewMut2::from_shape((self.outputs, positions), &mut values[..]).ok()?;
+        general_mat_mul(1.0, &weights, &unrolled, 1.0, &mut out);
+        Some(Maps { channels: self.outputs, height, width, values })
     }
 }
 
@@ -301,4 +305,34 @@ fn max_pool_3x3_stride_2(input: &Maps, scratch: &mut Scratch) -> Maps {
         }
     }
     Maps { channels: input.channels, height, width, values }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn maps(channels: usize, side: usize, values: Vec<f32>) -> Maps {
+        Maps { channels, height: side, width: side, values }
+    }
+
+    #[test]
+    fn a_convolution_sums_its_inputs_under_the_kernel_with_zero_padding() {
+        // One output channel, one input, 3×3 of ones plus 0.5: each output is its 3×3
+        // neighbourhood's sum (the padding adds nothing).
+        let conv = Conv { outputs: 1, inputs: 1, kernel: 3, stride: 1, weights: vec![1.0; 9], bias: vec![0.5] };
+        let input = maps(1, 3, (1..=9).map(|v| v as f32).collect());
+        let out = conv.apply(&input, &mut Scratch::default()).expect("shapes fit");
+        assert_eq!((out.channels, out.height, out.width), (1, 3, 3));
+        // Corner 1,2,4,5; centre every value; last corner 5,6,8,9.
+        assert_eq!(out.values[0], 12.5);
+        assert_eq!(out.values[4], 45.5);
+        assert_eq!(out.values[8], 28.5);
+    }
+
+    #[test]
+    fn a_convolution_refuses_maps_of_other_channels_rather_than_skipping_its_product() {
+        let conv = Conv { outputs: 1, inputs: 2, kernel: 1, stride: 1, weights: vec![1.0, 1.0], bias: vec![0.0] };
+        assert!(conv.apply(&maps(3, 2, vec![1.0; 12]), &mut Scratch::default()).is_none());
+        assert!(conv.apply(&maps(2, 2, vec![1.0; 8]), &mut Scratch::default()).is_some());
+    }
 }

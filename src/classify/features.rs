@@ -4,14 +4,12 @@
 //! types, prices, and the URL's shape and words. The word lists are ordinary web
 //! conventions (data, [`URL_WORDS`]), not learned from any dataset.
 
-use std::sync::LazyLock;
-
 use foldhash::HashMap;
 use html5ever::local_name;
 
 use super::words::{WordBag, WordModel};
 use crate::analyse::{ListAnalysis, PageAnalysis};
-use crate::dom::{DOCUMENT, Dom, NodeData, TagSet};
+use crate::dom::{DOCUMENT, Dom, NodeData, TagList};
 use crate::page::language::ascii_word_count;
 
 /// One feature: its name and whether the paper defines it.
@@ -292,7 +290,7 @@ fn count_text(text: &str, counts: &mut Counts) -> (u64, bool) {
 
 /// Tags whose text is not shown.
 const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head"];
-static HIDDEN: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(HIDDEN_TEXT));
+static HIDDEN: TagList = TagList::new(HIDDEN_TEXT);
 
 fn walk(dom: &Dom, counts: &mut Counts, clusters: &mut HashMap<u64, u32>) {
     // (node, inside a link, inside hidden text)

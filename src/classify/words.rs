@@ -10,13 +10,12 @@
 //! domains only and stored as words in `models/genre-words.json`.
 
 use std::hash::{BuildHasher, Hasher};
-use std::sync::LazyLock;
 
 use foldhash::HashMap;
 use html5ever::local_name;
 
 use super::PAGE_TYPE_COUNT;
-use crate::dom::{DOCUMENT, Dom, NodeData, TagSet};
+use crate::dom::{DOCUMENT, Dom, NodeData, TagList};
 
 /// The bag's fields, in column order.
 pub const FIELDS: [&str; 4] = ["text", "class", "title", "url"];
@@ -26,7 +25,7 @@ pub const MAX_WORDS_PER_FIELD: usize = 20_000;
 
 /// Tags whose text is not shown.
 const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head", "svg"];
-static HIDDEN: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(HIDDEN_TEXT));
+static HIDDEN: TagList = TagList::new(HIDDEN_TEXT);
 
 /// The hashed, counted words of one page, sorted by hash.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -6,6 +6,7 @@ mod sink;
 mod streamed;
 mod strip;
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use html5ever::tendril::{StrTendril, TendrilSink};
@@ -69,6 +70,39 @@ impl TagSet {
             slot = (slot + 1) & mask;
         }
         slot
+    }
+}
+
+/// A static list of tag names, as written, and its [`TagSet`] made on first use: how every
+/// stage declares the tags it asks about (`static BLOCKS: TagList = TagList::new(&[...])`).
+#[derive(Debug)]
+pub struct TagList {
+    pub names: &'static [&'static str],
+    /// Names of `names` left out of the set (a list that is another one less a few tags).
+    except: &'static [&'static str],
+    set: OnceLock<TagSet>,
+}
+
+impl TagList {
+    pub const fn new(names: &'static [&'static str]) -> Self {
+        Self { names, except: &[], set: OnceLock::new() }
+    }
+
+    /// `names` less the tags of `except`.
+    pub const fn without(names: &'static [&'static str], except: &'static [&'static str]) -> Self {
+        Self { names, except, set: OnceLock::new() }
+    }
+
+    pub fn contains(&self, tag: &LocalName) -> bool {
+        self.set().contains(tag)
+    }
+
+    /// The atom set itself, for a walk that holds it (the CDOM builder's skipped tags).
+    pub fn set(&self) -> &TagSet {
+        self.set.get_or_init(|| {
+            let names: Vec<&str> = self.names.iter().copied().filter(|name| !self.except.contains(name)).collect();
+            TagSet::of(&names)
+        })
     }
 }
 
@@ -334,6 +368,17 @@ mod tests {
                 assert_eq!(set.contains(&LocalName::from(name)), all[..size].contains(&name), "{name} in {size}");
             }
         }
+    }
+
+    #[test]
+    fn a_tag_list_less_some_tags_holds_the_rest() {
+        static SKIPPED: TagList = TagList::new(&["script", "noscript", "style"]);
+        static SKIPPED_BUT_NOSCRIPT: TagList = TagList::without(&["script", "noscript", "style"], &["noscript"]);
+        let noscript = LocalName::from("noscript");
+        assert!(SKIPPED.contains(&noscript));
+        assert!(!SKIPPED_BUT_NOSCRIPT.contains(&noscript));
+        assert!(SKIPPED_BUT_NOSCRIPT.contains(&LocalName::from("script")) && SKIPPED_BUT_NOSCRIPT.contains(&LocalName::from("style")));
+        assert!(!SKIPPED.contains(&LocalName::from("p")));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use html5ever::{LocalName, local_name};
 use memchr::memmem;
 use std::sync::LazyLock;
 
-use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagSet, heading_level};
+use crate::dom::{Dom, FOR_WEB2TEXT, NodeData, NodeId, TagList, TagSet, heading_level};
 use crate::page::language::{self, LANGUAGE_SAMPLE_BYTES, stands_alone};
 
 /// Tags dropped with their subtree before collapsing: no content to extract (the
@@ -50,17 +50,14 @@ pub const STOPWORDS: &[&str] = &[
     "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who",
     "whom", "why", "with", "would", "you", "your", "yours", "yourself", "yourselves",
 ];
-/// The tag lists above as atom sets, what the builder asks.
-pub static SKIPPED: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(SKIP_TAGS));
+/// The tag lists above as the builder asks them.
+pub static SKIPPED: TagList = TagList::new(SKIP_TAGS);
 /// [`SKIPPED`] without `noscript`: a page built by script (Discourse forums, many shops)
 /// often puts its whole text there for crawlers, and the combiner reads it.
-pub static SKIPPED_BUT_NOSCRIPT: LazyLock<TagSet> = LazyLock::new(|| {
-    let tags: Vec<&str> = SKIP_TAGS.iter().copied().filter(|&tag| tag != "noscript").collect();
-    TagSet::of(&tags)
-});
-pub(crate) static BLOCKS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(BLOCK_TAGS));
-static FORMS: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(FORM_TAGS));
-static INLINE: LazyLock<TagSet> = LazyLock::new(|| TagSet::of(INLINE_TAGS));
+pub static SKIPPED_BUT_NOSCRIPT: TagList = TagList::without(SKIP_TAGS, &["noscript"]);
+pub(crate) static BLOCKS: TagList = TagList::new(BLOCK_TAGS);
+static FORMS: TagList = TagList::new(FORM_TAGS);
+static INLINE: TagList = TagList::new(INLINE_TAGS);
 
 /// A heading of more words than this is a paragraph set large, not a section's name
 /// ([`Cdom::fill_section_headings`]).
@@ -557,7 +554,7 @@ impl Cdom {
     }
 
     /// The CDOM without the subtrees of the `skip` tags.
-    pub fn build_skipping(dom: &Dom, skip: &TagSet) -> Self {
+    pub fn build_skipping(dom: &Dom, skip: &TagList) -> Self {
         let start = dom.body().or_else(|| dom.html()).unwrap_or(crate::dom::DOCUMENT);
         let mut builder = Builder {
             dom,
@@ -570,7 +567,7 @@ impl Cdom {
             after_cjk: false,
             in_code: 0,
             in_ruby_reading: 0,
-            skip,
+            skip: skip.set(),
         };
         let root = builder.node(start, 0);
         let mut cdom = builder.cdom;
@@ -1680,7 +1677,7 @@ mod tests {
         let html = "<body><p>Shown to everyone here.</p><noscript><p>Thread text for crawlers.</p></noscript><script>var x;</script>\
                     <p>If <math><semantics><mi>A</mi><annotation>{A}</annotation></semantics></math> holds</p></body>";
         let dom = Dom::parse_with(html, crate::dom::DomLimits { max_elements: usize::MAX, deadline: None }, &crate::dom::FOR_WEB2TEXT).expect("no limits");
-        let words = |skipped: &TagSet| {
+        let words = |skipped: &TagList| {
             let page = Cdom::build_skipping(&dom, skipped);
             page.leaves.iter().map(|&l| page.nodes[l].text.clone()).collect::<Vec<_>>().join(" ").split_whitespace().map(str::to_string).collect::<Vec<_>>()
         };
