@@ -288,9 +288,9 @@ fn count_text(text: &str, counts: &mut Counts) -> (u64, bool) {
     (chars, money)
 }
 
-/// Tags whose text is not shown.
-const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head"];
-static HIDDEN: TagList = TagList::new(HIDDEN_TEXT);
+/// Tags whose text is not shown: the word bag's, less `svg` (the page features were trained
+/// counting an inline SVG's text).
+static HIDDEN: TagList = TagList::without(super::words::HIDDEN_TEXT, &["svg"]);
 
 fn walk(dom: &Dom, counts: &mut Counts, clusters: &mut HashMap<u64, u32>) {
     // (node, inside a link, inside hidden text)

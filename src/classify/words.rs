@@ -24,7 +24,7 @@ pub const FIELDS: [&str; 4] = ["text", "class", "title", "url"];
 pub const MAX_WORDS_PER_FIELD: usize = 20_000;
 
 /// Tags whose text is not shown.
-const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head", "svg"];
+pub(super) const HIDDEN_TEXT: &[&str] = &["style", "script", "noscript", "template", "title", "head", "svg"];
 static HIDDEN: TagList = TagList::new(HIDDEN_TEXT);
 
 /// The hashed, counted words of one page, sorted by hash.
