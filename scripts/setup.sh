@@ -23,17 +23,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# Rust: goce-warc needs 1.88 or newer (edition 2024). Debian 12's own rustc is too old.
+# Rust: goce-warc needs 1.89 or newer (AVX-512 intrinsics; edition 2024). Debian 12's own rustc is too old.
 if ! command -v cargo >/dev/null && [ -x "$HOME/.cargo/bin/cargo" ]; then
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
 if ! command -v cargo >/dev/null; then
-  echo "setup: cargo not found. Install Rust 1.88+ with rustup (https://rustup.rs), then rerun." >&2
+  echo "setup: cargo not found. Install Rust 1.89+ with rustup (https://rustup.rs), then rerun." >&2
   exit 1
 fi
 rust_minor=$(rustc --version | sed -E 's/^rustc 1\.([0-9]+).*/\1/')
-if [ "$rust_minor" -lt 88 ]; then
-  echo "setup: $(rustc --version) is too old; goce-warc needs Rust 1.88+ (rustup update)." >&2
+if [ "$rust_minor" -lt 89 ]; then
+  echo "setup: $(rustc --version) is too old; goce-warc needs Rust 1.89+ (rustup update)." >&2
   exit 1
 fi
 

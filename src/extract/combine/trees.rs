@@ -31,18 +31,23 @@ struct FlatNode {
 /// The bit of [`FlatNode::feature`] that marks a mirrored node: it flips the value's sign.
 const NEGATE: u16 = 1 << 15;
 
-/// The nodes of a tree's first four levels: laid out breadth first, they take places 0 to
-/// 14 (the levels before a node's come first, each split's children in the next two places).
-const TOP_NODES: usize = 16;
-/// The steps of a walk that stay inside a tree's [`TreeTop`]: from depth 0 to 3.
-const TOP_STEPS: u32 = 4;
+/// The nodes of a tree's first six levels: laid out breadth first, the nodes of depth `d`
+/// or less take places 0 to 2^(d+1) - 2 (the levels before a node's come first, each
+/// split's children in the next two places), so a walk's first six steps (depth 0 to 5)
+/// stay on places 0 to 62.
+const TOP_NODES: usize = 64;
+/// The steps of the AVX2 walk looked up in registers: depth 0 to 3, places 0 to 14.
+const AVX2_TOP_STEPS: u32 = 4;
+/// The steps of the AVX-512 walk looked up in registers: depth 0 to 5, every step of the
+/// shipped trees (depth 6).
+const AVX512_TOP_STEPS: u32 = 6;
 
 /// A tree's first [`TOP_NODES`] nodes as two arrays, `FlatNode`'s first word (feature and
 /// first child) and its threshold; a tree with fewer nodes is padded with leaves no walk
-/// reaches. The AVX2 walk's first steps look nodes up here with in-register permutes
+/// reaches. The vector walks' first steps look nodes up here with in-register permutes
 /// instead of gathering them from memory (a gather costs a load per lane).
 #[derive(Debug, Clone, Copy)]
-#[repr(C, align(32))]
+#[repr(C, align(64))]
 struct TreeTop {
     words: [i32; TOP_NODES],
     thresholds: [f32; TOP_NODES],
@@ -62,6 +67,35 @@ impl TreeTop {
 /// Rows walked through a tree side by side: their walks do not depend on each other, so
 /// the processor overlaps them instead of waiting on one chain of loads.
 const LANES: usize = 32;
+
+/// How [`FlatTrees::predict_table`] walks the trees: one row at a time, or eight or
+/// sixteen side by side in vector registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    Scalar,
+    Avx2,
+    Avx512,
+}
+
+impl Walk {
+    /// The widest walk this processor runs (looked up once).
+    fn fastest() -> Self {
+        static FASTEST: std::sync::OnceLock<Walk> = std::sync::OnceLock::new();
+        *FASTEST.get_or_init(|| [Self::Avx512, Self::Avx2].into_iter().find(|w| w.is_available()).unwrap_or(Self::Scalar))
+    }
+
+    fn is_available(self) -> bool {
+        match self {
+            Self::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Self::Avx2 | Self::Avx512 => false,
+        }
+    }
+}
 
 /// The smallest f32 not below `split`: for every f32 `x`, `f64::from(x) < split` exactly
 /// when `x < f32_threshold(split)` (a smaller f32 at or above `split` would contradict
@@ -159,22 +193,29 @@ impl FlatTrees {
     }
 
     /// The raw predictions for the rows of a table laid out row after row, `features`
-    /// values each (a [`BlockTable`](super::BlockTable)'s). Where the processor has AVX2,
-    /// eight rows take each step of a walk at once (gathered loads); the branches and sums
-    /// are those of [`Self::predict_rows`], bit for bit (checked in the tests).
+    /// values each (a [`BlockTable`](super::BlockTable)'s). Where the processor has
+    /// AVX-512, sixteen rows take each step of a walk at once, with AVX2 eight (gathered
+    /// loads); the branches and sums are those of [`Self::predict_rows`], bit for bit
+    /// (checked in the tests).
     pub fn predict_table(&self, table: &[f32], features: usize) -> Vec<f64> {
+        self.predict_table_with(table, features, Walk::fastest())
+    }
+
+    /// [`Self::predict_table`] with a given walk (the tests compare them all); a vector
+    /// walk the processor lacks, or a table it cannot take, falls back to the scalar one.
+    fn predict_table_with(&self, table: &[f32], features: usize, walk: Walk) -> Vec<f64> {
         #[cfg(target_arch = "x86_64")]
-        if features > 0
-            && table.len().is_multiple_of(features)
-            && i32::try_from(table.len()).is_ok()
-            && self.features <= features
-            && std::arch::is_x86_feature_detected!("avx2")
-        {
-            // SAFETY: AVX2 is present; every row holds `features` values, at least as many
-            // as the trees were flattened for (so every split's feature is inside its row),
-            // and every index into the table fits an i32.
+        if features > 0 && table.len().is_multiple_of(features) && i32::try_from(table.len()).is_ok() && self.features <= features {
+            // SAFETY (both): the processor has the walk's instructions (`Walk::fastest`
+            // and the tests ask `is_available`); every row holds `features` values, at
+            // least as many as the trees were flattened for (so every split's feature is
+            // inside its row), and every index into the table fits an i32.
             #[allow(unsafe_code)]
-            return unsafe { avx2::predict_table(self, table, features) };
+            match walk {
+                Walk::Avx512 if walk.is_available() => return unsafe { avx512::predict_table(self, table, features) },
+                Walk::Avx2 if walk.is_available() => return unsafe { avx2::predict_table(self, table, features) },
+                _ => {}
+            }
         }
         let rows: Vec<&[f32]> = table.chunks_exact(features.max(1)).collect();
         self.predict_rows(&rows)
@@ -216,14 +257,14 @@ impl FlatTrees {
 /// [`FlatTrees::predict_table`]'s walk with AVX2: `LANES` rows in four vectors of eight,
 /// each step of each vector the same comparison as the scalar walk. The node of a step
 /// is looked up in the tree's [`TreeTop`](super::TreeTop) with permutes for the first
-/// [`TOP_STEPS`](super::TOP_STEPS) steps and gathered from memory after them; the rows'
+/// [`AVX2_TOP_STEPS`](super::AVX2_TOP_STEPS) steps and gathered from memory after them; the rows'
 /// values are always gathered.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{FlatTrees, NEGATE, TOP_STEPS};
+    use super::{AVX2_TOP_STEPS as TOP_STEPS, FlatTrees, NEGATE};
 
     /// Rows per pass, eight to a vector: four vectors keep enough gathers in flight (16 rows
     /// took 60% longer, 64 no less time than 32, `examples/combiner_timing.rs`).
@@ -259,7 +300,7 @@ mod avx2 {
             for (&(start, depth), top) in trees.trees.iter().zip(&trees.tops) {
                 // SAFETY: `start` is a tree's first node, inside `nodes`.
                 let tree = unsafe { nodes.add(start as usize) }.cast::<i32>();
-                // SAFETY: a `TreeTop` is 32-byte aligned and holds two vectors of each.
+                // SAFETY: a `TreeTop` is 64-byte aligned and holds two vectors of each (and more).
                 let [words_low, words_high] = [0, 8].map(|at| unsafe { _mm256_load_si256(top.words.as_ptr().add(at).cast()) });
                 let [thresholds_low, thresholds_high] = [0, 8].map(|at| unsafe { _mm256_load_ps(top.thresholds.as_ptr().add(at)) });
                 let mut at = [_mm256_setzero_si256(); VECTORS];
@@ -314,6 +355,117 @@ mod avx2 {
     }
 }
 
+/// [`FlatTrees::predict_table`]'s walk with AVX-512: `LANES` rows in four vectors of
+/// sixteen, each step the same comparison as the scalar walk. The node of a step is looked
+/// up in the tree's [`TreeTop`](super::TreeTop) with permutes for the first
+/// [`AVX512_TOP_STEPS`](super::AVX512_TOP_STEPS) steps (every step of a tree of depth 6:
+/// only the rows' values and the leaves are gathered) and gathered from memory after them.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    use super::{AVX512_TOP_STEPS, FlatTrees, NEGATE};
+
+    /// Rows per pass, sixteen to a vector: four vectors keep enough gathers in flight (two
+    /// took 12% longer, `examples/combiner_timing.rs`), and with the tree's top they still
+    /// fit the 32 registers.
+    const LANES: usize = 64;
+    const VECTORS: usize = LANES / 16;
+
+    /// # Safety
+    /// The processor has AVX-512F; `table.len()` is a multiple of `features`, fits an i32,
+    /// and `features` is at least the trees' `features`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn predict_table(trees: &FlatTrees, table: &[f32], features: usize) -> Vec<f64> {
+        let rows = table.len() / features;
+        let mut sums = vec![trees.base_score; rows];
+        let nodes = trees.nodes.as_ptr();
+        let values = table.as_ptr();
+        let low_bits = _mm512_set1_epi32(i32::from(!NEGATE));
+        let negate = _mm512_set1_epi32(i32::from(NEGATE));
+        let one = _mm512_set1_epi32(1);
+        let thirty_two = _mm512_set1_epi32(32);
+        for (chunk, sums) in sums.chunks_mut(LANES).enumerate() {
+            // Each lane's row start in the table; lanes past the last row read the first row
+            // of the chunk and are not summed.
+            let first_row = chunk * LANES;
+            let mut starts = [0i32; LANES];
+            for (lane, start) in starts.iter_mut().enumerate() {
+                let row = if lane < sums.len() { first_row + lane } else { first_row };
+                // In range: the table's length fits an i32 (the caller's promise).
+                *start = (row * features) as i32;
+            }
+            let starts: [__m512i; VECTORS] = std::array::from_fn(|v| unsafe { _mm512_loadu_si512(starts.as_ptr().add(v * 16).cast()) });
+            // Each lane's sum, eight to a vector.
+            let mut totals = [_mm512_set1_pd(trees.base_score); 2 * VECTORS];
+            for (&(start, depth), top) in trees.trees.iter().zip(&trees.tops) {
+                // SAFETY: `start` is a tree's first node, inside `nodes`.
+                let tree = unsafe { nodes.add(start as usize) }.cast::<i32>();
+                // SAFETY: a `TreeTop` holds four vectors of each.
+                let words: [__m512i; 4] = std::array::from_fn(|i| unsafe { _mm512_loadu_si512(top.words.as_ptr().add(16 * i).cast()) });
+                let thresholds: [__m512; 4] = std::array::from_fn(|i| unsafe { _mm512_loadu_ps(top.thresholds.as_ptr().add(16 * i)) });
+                let mut at = [_mm512_setzero_si512(); VECTORS];
+                for step in 0..depth {
+                    for (at, &row_start) in at.iter_mut().zip(&starts) {
+                        // At step s a walk is at depth s or less, on places 0 to 2^(s+1) - 2:
+                        // one vector of the top holds them up to step 3, two up to step 4,
+                        // four up to step 5 (`TreeTop`).
+                        let (word, threshold) = if step < AVX512_TOP_STEPS - 2 {
+                            (_mm512_permutexvar_epi32(*at, words[0]), _mm512_permutexvar_ps(*at, thresholds[0]))
+                        } else if step < AVX512_TOP_STEPS - 1 {
+                            (_mm512_permutex2var_epi32(words[0], *at, words[1]), _mm512_permutex2var_ps(thresholds[0], *at, thresholds[1]))
+                        } else if step < AVX512_TOP_STEPS {
+                            let high = _mm512_test_epi32_mask(*at, thirty_two);
+                            let word = _mm512_mask_blend_epi32(
+                                high,
+                                _mm512_permutex2var_epi32(words[0], *at, words[1]),
+                                _mm512_permutex2var_epi32(words[2], *at, words[3]),
+                            );
+                            let threshold = _mm512_mask_blend_ps(
+                                high,
+                                _mm512_permutex2var_ps(thresholds[0], *at, thresholds[1]),
+                                _mm512_permutex2var_ps(thresholds[2], *at, thresholds[3]),
+                            );
+                            (word, threshold)
+                        } else {
+                            // SAFETY: a walk stays inside its tree (`FlatTrees::of` checked
+                            // every child); a node is two 32-bit words, read with a stride of 8 bytes.
+                            unsafe { (_mm512_i32gather_epi32::<8>(*at, tree), _mm512_i32gather_ps::<8>(*at, tree.add(1).cast::<f32>())) }
+                        };
+                        let feature = _mm512_and_si512(word, low_bits);
+                        let sign = _mm512_slli_epi32::<16>(_mm512_and_si512(word, negate));
+                        // SAFETY: a split's feature is below the row's length.
+                        let value = unsafe { _mm512_i32gather_ps::<4>(_mm512_add_epi32(row_start, feature), values) };
+                        let value = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(value), sign));
+                        // Below the threshold (NaN never is) goes to `first`, else `first + 1`.
+                        let below = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(value, threshold);
+                        let second = _mm512_add_epi32(_mm512_srli_epi32::<16>(word), one);
+                        *at = _mm512_mask_sub_epi32(second, below, second, one);
+                    }
+                }
+                // SAFETY: every walk ended on a leaf of this tree, inside `leaf_values`.
+                let leaf_values = unsafe { trees.leaf_values.as_ptr().add(start as usize) };
+                for (v, at) in at.iter().enumerate() {
+                    let leaf = unsafe { _mm512_i32gather_ps::<4>(*at, leaf_values) };
+                    let low = _mm512_castps512_ps256(leaf);
+                    let high = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(leaf)));
+                    // Each lane adds its trees in order, as the scalar walk does: the same sums.
+                    totals[2 * v] = _mm512_add_pd(totals[2 * v], _mm512_cvtps_pd(low));
+                    totals[2 * v + 1] = _mm512_add_pd(totals[2 * v + 1], _mm512_cvtps_pd(high));
+                }
+            }
+            let mut lanes = [0f64; LANES];
+            for (v, total) in totals.iter().enumerate() {
+                // SAFETY: eight f64s fit from lane v * 8 of `lanes`.
+                unsafe { _mm512_storeu_pd(lanes.as_mut_ptr().add(v * 8), *total) };
+            }
+            sums.copy_from_slice(&lanes[..sums.len()]);
+        }
+        sums
+    }
+}
+
 /// The most steps from a tree's root (its first node) to a leaf, given each node's
 /// children (left, right, missing; `None` for a leaf); `None` when a node is reached
 /// twice (a cycle or a shared child: no tree), a child is outside it, or it is empty.
@@ -346,8 +498,8 @@ mod tests {
     #[test]
     fn flat_trees_predict_what_forust_predicts() {
         // Shallow trees stay inside their `TreeTop`; deeper ones are gathered from memory
-        // after step 3.
-        for max_depth in [4, 7] {
+        // after step 3 (AVX2) or 5 (AVX-512).
+        for max_depth in [4, 6, 8] {
             predicts_what_forust_predicts(max_depth);
         }
     }
@@ -386,10 +538,14 @@ mod tests {
         assert!(mirrored > 0 && mirrored < total, "missing values go left at some splits and right at others: {mirrored} of {total}");
         let expected = booster.predict(&matrix, false);
         assert_eq!(bits(&flat.predict_rows(&all)), bits(&expected));
-        assert_eq!(bits(&flat.predict_table(&data, 4)), bits(&expected), "the table walk (AVX2 where present) agrees");
         // Rows wider than the trees read (a last chunk of 12 rows, a fifth value never split on).
         let wide: Vec<f32> = data.chunks(4).flat_map(|row| row.iter().copied().chain([f32::NAN])).collect();
-        assert_eq!(bits(&flat.predict_table(&wide, 5)), bits(&expected));
+        for walk in [Walk::Scalar, Walk::Avx2, Walk::Avx512] {
+            // A walk this processor lacks is the scalar one again (said in the output).
+            println!("{walk:?} walk: {}", if walk.is_available() { "run" } else { "not on this processor" });
+            assert_eq!(bits(&flat.predict_table_with(&data, 4, walk)), bits(&expected), "the {walk:?} table walk agrees");
+            assert_eq!(bits(&flat.predict_table_with(&wide, 5, walk)), bits(&expected), "the {walk:?} walk over wider rows agrees");
+        }
     }
 
     #[test]
