@@ -259,33 +259,60 @@ fn count_prices(text: &str) -> u64 {
     n
 }
 
+/// What an ASCII byte is to [`count_text`]: another character (0), one of the six
+/// punctuation marks in `Counts::punctuation`'s order (1 to 6), a digit (7), the dollar
+/// sign (8), or white space as `char::is_whitespace` has it (9).
+const ASCII_CLASSES: [u8; 128] = {
+    let mut classes = [0u8; 128];
+    let punctuation = *b".,;:?!";
+    let mut i = 0;
+    while i < punctuation.len() {
+        classes[punctuation[i] as usize] = i as u8 + 1;
+        i += 1;
+    }
+    let mut digit = b'0';
+    while digit <= b'9' {
+        classes[digit as usize] = 7;
+        digit += 1;
+    }
+    classes[b'$' as usize] = 8;
+    let spaces = *b"\t\n\x0b\x0c\r ";
+    let mut i = 0;
+    while i < spaces.len() {
+        classes[spaces[i] as usize] = 9;
+        i += 1;
+    }
+    classes
+};
+
 /// Counts a text's punctuation and digits into `counts`; returns its characters that are
 /// not white space and whether it has a currency sign. One pass: the text is most of what
-/// the walk reads, and ASCII characters (most of them) are told apart by their byte.
+/// the walk reads, and an ASCII byte (most of them) adds one to its class's count without
+/// a branch on what it is.
 fn count_text(text: &str, counts: &mut Counts) -> (u64, bool) {
+    let (mut classes, mut ascii) = ([0u64; 10], 0u64);
     let (mut chars, mut money) = (0u64, false);
-    for c in text.chars() {
-        if !c.is_ascii() {
-            chars += u64::from(!c.is_whitespace());
-            money |= CURRENCY_SIGNS.contains(&c);
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        if let Some(&class) = ASCII_CLASSES.get(usize::from(byte)) {
+            classes[usize::from(class)] += 1;
+            ascii += 1;
+            at += 1;
             continue;
         }
-        match c {
-            // char::is_whitespace's ASCII characters.
-            '\t' | '\n' | '\x0b' | '\x0c' | '\r' | ' ' => continue,
-            '.' => counts.punctuation[0] += 1,
-            ',' => counts.punctuation[1] += 1,
-            ';' => counts.punctuation[2] += 1,
-            ':' => counts.punctuation[3] += 1,
-            '?' => counts.punctuation[4] += 1,
-            '!' => counts.punctuation[5] += 1,
-            '0'..='9' => counts.digits += 1,
-            '$' => money = true,
-            _ => {}
-        }
-        chars += 1;
+        // A character beyond ASCII starts here (`at` always sits on a character's first byte).
+        let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else { break };
+        chars += u64::from(!c.is_whitespace());
+        money |= CURRENCY_SIGNS.contains(&c);
+        at += c.len_utf8();
     }
-    (chars, money)
+    for (count, class) in counts.punctuation.iter_mut().zip(&classes[1..7]) {
+        *count += class;
+    }
+    counts.digits += classes[7];
+    money |= classes[8] > 0;
+    (chars + ascii - classes[9], money)
 }
 
 /// Tags whose text is not shown: the word bag's, less `svg` (the page features were trained
