@@ -254,6 +254,18 @@ impl FlatTrees {
     }
 }
 
+/// Each lane's row start in the table for the vector walks' pass `chunk` of `LANES` rows,
+/// `rows` of them real: lanes past the last row read the chunk's first row and are not summed.
+/// The table's length fits an i32 (the walks' callers' promise), so every start does.
+#[cfg(target_arch = "x86_64")]
+fn row_starts<const LANES: usize>(chunk: usize, rows: usize, features: usize) -> [i32; LANES] {
+    let first_row = chunk * LANES;
+    std::array::from_fn(|lane| {
+        let row = if lane < rows { first_row + lane } else { first_row };
+        (row * features) as i32
+    })
+}
+
 /// [`FlatTrees::predict_table`]'s walk with AVX2: `LANES` rows in four vectors of eight,
 /// each step of each vector the same comparison as the scalar walk. The node of a step
 /// is looked up in the tree's [`TreeTop`](super::TreeTop) with permutes for the first
@@ -264,7 +276,7 @@ impl FlatTrees {
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{AVX2_TOP_STEPS as TOP_STEPS, FlatTrees, NEGATE};
+    use super::{AVX2_TOP_STEPS as TOP_STEPS, FlatTrees, NEGATE, row_starts};
 
     /// Rows per pass, eight to a vector: four vectors keep enough gathers in flight (16 rows
     /// took 60% longer, 64 no less time than 32, `examples/combiner_timing.rs`).
@@ -285,15 +297,7 @@ mod avx2 {
         let one = _mm256_set1_epi32(1);
         let seven = _mm256_set1_epi32(7);
         for (chunk, sums) in sums.chunks_mut(LANES).enumerate() {
-            // Each lane's row start in the table; lanes past the last row read the first row
-            // of the chunk and are not summed.
-            let first_row = chunk * LANES;
-            let mut starts = [0i32; LANES];
-            for (lane, start) in starts.iter_mut().enumerate() {
-                let row = if lane < sums.len() { first_row + lane } else { first_row };
-                // In range: the table's length fits an i32 (the caller's promise).
-                *start = (row * features) as i32;
-            }
+            let starts = row_starts::<LANES>(chunk, sums.len(), features);
             let starts: [__m256i; VECTORS] = std::array::from_fn(|v| unsafe { _mm256_loadu_si256(starts.as_ptr().add(v * 8).cast()) });
             // Each lane's sum, four to a vector.
             let mut totals = [_mm256_set1_pd(trees.base_score); 2 * VECTORS];
@@ -365,7 +369,7 @@ mod avx2 {
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{AVX512_TOP_STEPS, FlatTrees, NEGATE};
+    use super::{AVX512_TOP_STEPS, FlatTrees, NEGATE, row_starts};
 
     /// Rows per pass, sixteen to a vector: four vectors keep enough gathers in flight (two
     /// took 12% longer, `examples/combiner_timing.rs`), and with the tree's top they still
@@ -387,15 +391,7 @@ mod avx512 {
         let one = _mm512_set1_epi32(1);
         let thirty_two = _mm512_set1_epi32(32);
         for (chunk, sums) in sums.chunks_mut(LANES).enumerate() {
-            // Each lane's row start in the table; lanes past the last row read the first row
-            // of the chunk and are not summed.
-            let first_row = chunk * LANES;
-            let mut starts = [0i32; LANES];
-            for (lane, start) in starts.iter_mut().enumerate() {
-                let row = if lane < sums.len() { first_row + lane } else { first_row };
-                // In range: the table's length fits an i32 (the caller's promise).
-                *start = (row * features) as i32;
-            }
+            let starts = row_starts::<LANES>(chunk, sums.len(), features);
             let starts: [__m512i; VECTORS] = std::array::from_fn(|v| unsafe { _mm512_loadu_si512(starts.as_ptr().add(v * 16).cast()) });
             // Each lane's sum, eight to a vector.
             let mut totals = [_mm512_set1_pd(trees.base_score); 2 * VECTORS];
