@@ -1021,32 +1021,38 @@ impl Blocks {
 /// Escapes `text` for a Markdown paragraph; `at_line_start`: it begins a line, where
 /// block markers (`#`, `>`, `-`, `+`, `1.`, `=`) would start a structure.
 fn escape_text(text: &str, at_line_start: bool, out: &mut String) {
-    let mut rest = text;
-    if at_line_start {
-        rest = escape_line_start(text, out);
-    }
-    let chars: Vec<char> = rest.chars().collect();
-    let before = out.chars().last();
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = if i == 0 { before } else { Some(chars[i - 1]) };
-        let next = chars.get(i + 1).copied();
-        let escaped = match c {
-            '\\' | '`' | '*' | '~' => true,
-            '_' => !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric)),
-            '[' => i + 1 == chars.len() || next == Some('^'),
-            ']' => next.is_none_or(|n| matches!(n, '(' | '[' | ':')),
-            '<' => next.is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?')),
-            '&' => looks_like_entity(&chars[i + 1..]),
-            // Math readers (GitHub's among them) take `$…$` for a formula.
-            '$' => true,
-            '!' => next == Some('['),
-            _ => false,
+    let rest = if at_line_start { escape_line_start(text, out) } else { text };
+    let before = out.chars().next_back();
+    // Every character that may need a backslash is ASCII, so the text is scanned by byte
+    // and copied between them in runs.
+    let mut copied = 0;
+    for (at, byte) in rest.bytes().enumerate() {
+        if !matches!(byte, b'\\' | b'`' | b'*' | b'~' | b'_' | b'[' | b']' | b'<' | b'&' | b'$' | b'!') {
+            continue;
+        }
+        let after = &rest[at + 1..];
+        let next = after.chars().next();
+        let escaped = match byte {
+            b'_' => {
+                let prev = rest[..at].chars().next_back().or(before);
+                !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric))
+            }
+            b'[' => next.is_none_or(|n| n == '^'),
+            b']' => next.is_none_or(|n| matches!(n, '(' | '[' | ':')),
+            b'<' => next.is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?')),
+            b'&' => looks_like_entity(after),
+            b'!' => next == Some('['),
+            // `\`, `` ` ``, `*`, `~`, and `$`: math readers (GitHub's among them) take `$…$`
+            // for a formula.
+            _ => true,
         };
         if escaped {
+            out.push_str(&rest[copied..at]);
             out.push('\\');
+            copied = at;
         }
-        out.push(c);
     }
+    out.push_str(&rest[copied..]);
 }
 
 /// Writes the start of a line that would open a block (`# `, `> `, `- `, `+ `, `1. `, `===`)
@@ -1091,9 +1097,9 @@ fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
 }
 
 /// Whether what follows an `&` reads as a character reference (`amp;`, `#39;`, `#x27;`).
-fn looks_like_entity(after: &[char]) -> bool {
-    let body: Vec<char> = after.iter().copied().take_while(|c| c.is_ascii_alphanumeric() || *c == '#').take(32).collect();
-    !body.is_empty() && after.get(body.len()) == Some(&';')
+fn looks_like_entity(after: &str) -> bool {
+    let body = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'#').take(32).count();
+    body > 0 && after.as_bytes().get(body) == Some(&b';')
 }
 
 /// A heading's text less its closing permalink marks ([`PERMALINK_MARKS`]), unless they are

@@ -409,6 +409,24 @@ fn two_lists_in_a_row_stay_two_lists() {
 }
 
 #[test]
+fn text_is_escaped_by_what_is_beside_each_mark_in_any_script() {
+    let escaped = |before: &str, text: &str| {
+        let mut out = before.to_string();
+        escape_text(text, false, &mut out);
+        out[before.len()..].to_string()
+    };
+    // `_` inside a word of any script stays; beside a space, a mark or the text's edge it is escaped.
+    assert_eq!(escaped("", "é_é x_y 日本_ _a"), "é_é x_y 日本\\_ \\_a");
+    assert_eq!(escaped("é", "_a"), "_a", "the character already written is the mark's neighbour");
+    assert_eq!(escaped("", "[^1] a[b end["), "\\[^1] a[b end\\[");
+    assert_eq!(escaped("", "x] x]( x]y x]"), "x] x\\]( x]y x\\]");
+    assert_eq!(escaped("", "a<b a < b"), "a\\<b a < b");
+    assert_eq!(escaped("", "&amp; &#39; & x &ü;"), "\\&amp; \\&#39; & x &ü;");
+    assert_eq!(escaped("", "hi! ![x"), "hi! \\![x");
+    assert_eq!(escaped("", "$5 ~ * ` \\ ü"), "\\$5 \\~ \\* \\` \\\\ ü");
+}
+
+#[test]
 fn the_same_page_gives_the_same_bytes() {
     let html = "<body><h2>T</h2><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table><pre>x\n  y</pre></body>";
     assert_eq!(md(html), md(html));
