@@ -24,15 +24,8 @@ pub struct ExtractArgs {
     #[command(flatten)]
     pub classifier: ClassifierArgs,
 
-    /// Print the kept blocks as GitHub-flavoured Markdown instead of the text (with --json,
-    /// add a "markdown" key).
-    #[arg(long)]
-    pub markdown: bool,
-
-    /// In the Markdown, keep link targets and images, resolved against the page's
-    /// <base href>, else --url.
-    #[arg(long, requires = "markdown")]
-    pub markdown_links: bool,
+    #[command(flatten)]
+    pub markdown: MarkdownArgs,
 
     /// Print JSON ({"title", "genre", "extractor", "text"}) instead of the text.
     #[arg(long)]
@@ -52,7 +45,7 @@ pub(super) fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let genre = args.genre.or_else(|| prediction.as_ref().filter(|_| args.extractor.uses_genre()).map(|p| p.genre));
-    let markdown = args.markdown.then(|| goce_warc::extract::MarkdownOptions { links: args.markdown_links, page_url: args.url.clone() });
+    let markdown = args.markdown.options(args.url.clone());
     if markdown.is_some() && !args.extractor.writes_markdown() {
         anyhow::bail!(
             "--extractor {} keeps no blocks to write as Markdown (all-text and the paper's variants); use combined, article, list-view, goce or web2text",
@@ -74,7 +67,7 @@ pub(super) fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
             json["markdown"] = serde_json::Value::String(markdown);
         }
         serde_json::to_string_pretty(&json)?
-    } else if args.markdown {
+    } else if markdown.is_some() {
         extraction.markdown.unwrap_or_default()
     } else {
         extraction.text

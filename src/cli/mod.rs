@@ -66,6 +66,29 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The Markdown flags of `process` and `extract`.
+#[derive(Args, Debug)]
+pub struct MarkdownArgs {
+    /// The kept blocks also as GitHub-flavoured Markdown (headings, lists, tables, code,
+    /// math): `process` writes it to the `markdown` column (null without this flag),
+    /// `extract` prints it instead of the text (with --json, as a "markdown" key).
+    #[arg(long)]
+    pub markdown: bool,
+
+    /// In the Markdown, keep link targets and images (`[text](url)`, `![alt](src)`),
+    /// resolved against the page's <base href>, else its URL (`extract`: --url).
+    #[arg(long, requires = "markdown")]
+    pub markdown_links: bool,
+}
+
+impl MarkdownArgs {
+    /// What the extractor is asked for; `page_url` resolves links where the page has no
+    /// `<base href>` (`process` gives each record's URL itself).
+    fn options(&self, page_url: Option<String>) -> Option<goce_warc::extract::MarkdownOptions> {
+        self.markdown.then_some(goce_warc::extract::MarkdownOptions { links: self.markdown_links, page_url })
+    }
+}
+
 fn read_page(page: &str) -> anyhow::Result<String> {
     if page == "-" {
         let mut bytes = Vec::new();

@@ -55,15 +55,8 @@ pub struct ProcessArgs {
     #[command(flatten)]
     pub classifier: ClassifierArgs,
 
-    /// Also write each page's kept blocks as GitHub-flavoured Markdown (headings, lists,
-    /// tables, code, math) to the `markdown` column; without it the column is null.
-    #[arg(long)]
-    pub markdown: bool,
-
-    /// In the Markdown, keep link targets and images (`[text](url)`, `![alt](src)`), resolved
-    /// against the page's <base href>, else its URL.
-    #[arg(long, requires = "markdown")]
-    pub markdown_links: bool,
+    #[command(flatten)]
+    pub markdown: MarkdownArgs,
 
     /// Pictures per ResNet forward pass (default: 16 on the CPU, 64 on CUDA: on the CPU as fast as bigger batches and with less memory, on CUDA the fastest measured).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
@@ -193,7 +186,7 @@ impl ProcessArgs {
             },
             extractor: self.extractor,
             models,
-            markdown: self.markdown.then_some(goce_warc::extract::MarkdownOptions { links: self.markdown_links, page_url: None }),
+            markdown: self.markdown.options(None),
             extract_limits: ExtractLimits {
                 max_text_bytes: self.max_text_bytes,
                 max_elements: self.max_elements,

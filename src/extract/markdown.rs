@@ -1042,8 +1042,8 @@ fn escape_text(text: &str, at_line_start: bool, out: &mut String) {
             b'<' => next.is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?')),
             b'&' => looks_like_entity(after),
             b'!' => next == Some('['),
-            // `\`, `` ` ``, `*`, `~`, and `$`: math readers (GitHub's among them) take `$…$`
-            // for a formula.
+            // `\`, `` ` ``, `*` and `~` may escape, open or close a mark wherever they stand;
+            // so may `$`, since math readers (GitHub's among them) take `$…$` for a formula.
             _ => true,
         };
         if escaped {

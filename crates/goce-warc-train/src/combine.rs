@@ -293,32 +293,22 @@ pub fn load_pages(config: &TrainConfig) -> Result<Vec<(&'static str, GoldPage)>,
 /// without its markers. CleanEval has no page types; they count as articles.
 fn load_cleaneval(dir: &Path) -> Result<Vec<GoldPage>, TrainError> {
     let mut pages = Vec::new();
-    for part in ["dev", "final"] {
-        let gold_dir = dir.join(part).join("GoldStandard");
-        let entries = std::fs::read_dir(&gold_dir).map_err(|e| TrainError::io(&gold_dir, e))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
-            let html_path = dir.join(part).join("input").join(format!("{stem}.html"));
-            let Ok(gold) = std::fs::read(&path) else { continue };
-            if !html_path.is_file() {
-                continue;
-            }
-            let gold = String::from_utf8_lossy(&gold);
-            let url = gold.lines().next().and_then(|l| l.trim().strip_prefix("URL:")).map(|u| u.trim().to_string()).unwrap_or_default();
-            pages.push(GoldPage {
-                id: format!("{part}/{stem}"),
-                html_path,
-                url,
-                page_type: "article".into(),
-                genre: Genre::Article,
-                main_content: align::cleaneval_gold(&gold),
-                with: Vec::new(),
-                without: Vec::new(),
-                null_main_content: false,
-                held_out: false,
-            });
-        }
+    for file in crate::gold::dataset::cleaneval_files(dir)? {
+        let Ok(gold) = std::fs::read(&file.gold) else { continue };
+        let gold = String::from_utf8_lossy(&gold);
+        let url = gold.lines().next().and_then(|l| l.trim().strip_prefix("URL:")).map(|u| u.trim().to_string()).unwrap_or_default();
+        pages.push(GoldPage {
+            id: file.id,
+            html_path: file.html,
+            url,
+            page_type: "article".into(),
+            genre: Genre::Article,
+            main_content: align::cleaneval_gold(&gold),
+            with: Vec::new(),
+            without: Vec::new(),
+            null_main_content: false,
+            held_out: false,
+        });
     }
     pages.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(pages)

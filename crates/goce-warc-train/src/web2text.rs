@@ -99,28 +99,16 @@ impl BlockScores {
 /// into labelled pages, ids `dev/N` and `final/N`, sorted. Pages without blocks are left
 /// out (counted in the returned number).
 pub fn load_cleaneval(dir: &Path) -> Result<(Vec<LabelledPage>, usize), TrainError> {
-    let mut pairs = Vec::new();
-    for part in ["dev", "final"] {
-        let gold_dir = dir.join(part).join("GoldStandard");
-        let entries = std::fs::read_dir(&gold_dir).map_err(|e| TrainError::io(&gold_dir, e))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
-            let html = dir.join(part).join("input").join(format!("{stem}.html"));
-            if html.is_file() {
-                pairs.push((format!("{part}/{stem}"), html, path.clone()));
-            }
-        }
-    }
-    pairs.sort_by_key(|a| natural_key(&a.0));
-    let loaded: Vec<Option<LabelledPage>> = pairs
+    let mut files = crate::gold::dataset::cleaneval_files(dir)?;
+    files.sort_by_key(|f| natural_key(&f.id));
+    let loaded: Vec<Option<LabelledPage>> = files
         .par_iter()
-        .map(|(id, html, gold)| {
-            let html = std::fs::read(html).ok()?;
-            let gold = std::fs::read(gold).ok()?;
+        .map(|file| {
+            let html = std::fs::read(&file.html).ok()?;
+            let gold = std::fs::read(&file.gold).ok()?;
             let html = goce_warc::page::charset::decode(html, None, None).text;
             let gold = align::cleaneval_gold(&String::from_utf8_lossy(&gold));
-            labelled(id.clone(), &html, gold)
+            labelled(file.id.clone(), &html, gold)
         })
         .collect();
     let missing = loaded.iter().filter(|p| p.is_none()).count();

@@ -164,3 +164,56 @@ fn load_scrapinghub(dir: &Path, gt_file: &Path) -> Result<Vec<GoldPage>, GoldErr
     }
     Ok(pages)
 }
+
+/// One CleanEval page on disk: `part/N` (`dev/12`), its HTML and its gold text file.
+pub struct CleanEvalFile {
+    pub id: String,
+    pub html: PathBuf,
+    pub gold: PathBuf,
+}
+
+/// CleanEval's pages (`dev/` and `final/`, each `input/N.html` beside `GoldStandard/N.txt`)
+/// whose HTML and gold are both there, in no set order: each reader sorts them as it needs.
+pub fn cleaneval_files(dir: &Path) -> Result<Vec<CleanEvalFile>, GoldError> {
+    let mut files = Vec::new();
+    for part in ["dev", "final"] {
+        let gold_dir = dir.join(part).join("GoldStandard");
+        let entries = std::fs::read_dir(&gold_dir).map_err(|e| GoldError::io(&gold_dir, e))?;
+        for entry in entries.flatten() {
+            let gold = entry.path();
+            let Some(stem) = gold.file_stem().and_then(|s| s.to_str()) else { continue };
+            let html = dir.join(part).join("input").join(format!("{stem}.html"));
+            if html.is_file() {
+                files.push(CleanEvalFile { id: format!("{part}/{stem}"), html, gold });
+            }
+        }
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cleaneval_files_pair_each_gold_text_with_its_page() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        for part in ["dev", "final"] {
+            std::fs::create_dir_all(dir.path().join(part).join("GoldStandard")).expect("gold folder");
+            std::fs::create_dir_all(dir.path().join(part).join("input")).expect("input folder");
+        }
+        std::fs::write(dir.path().join("dev/GoldStandard/7.txt"), "URL: http://a.example/\n<p>Text").expect("gold");
+        std::fs::write(dir.path().join("dev/input/7.html"), "<p>Text").expect("page");
+        // A gold text whose page is missing is not a page.
+        std::fs::write(dir.path().join("final/GoldStandard/8.txt"), "<p>Other").expect("gold");
+
+        let files = cleaneval_files(dir.path()).expect("both parts are there");
+        let ids: Vec<&str> = files.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["dev/7"]);
+        assert_eq!(files[0].html, dir.path().join("dev/input/7.html"));
+        assert_eq!(files[0].gold, dir.path().join("dev/GoldStandard/7.txt"));
+
+        std::fs::remove_dir_all(dir.path().join("final/GoldStandard")).expect("remove");
+        assert!(matches!(cleaneval_files(dir.path()), Err(GoldError::Io { .. })), "a missing part is an error, not an empty set");
+    }
+}
