@@ -258,7 +258,15 @@ impl<'a> Renderer<'a> {
     fn inline_of(&mut self, id: NodeId, ctx: Context, depth: usize) -> String {
         let mut inner = Blocks::default();
         self.children(id, &mut inner, ctx, depth);
-        inner.joined_inline()
+        inner.joined_with(" ")
+    }
+
+    /// A table cell's inline Markdown, its lines (a `br`, a block, a list's items) joined by
+    /// `\n`, which a pipe table writes `<br>`: a GFM cell is one line.
+    fn cell_of(&mut self, id: NodeId, ctx: Context, depth: usize) -> String {
+        let mut inner = Blocks::default();
+        self.children(id, &mut inner, ctx, depth);
+        inner.joined_with("\n")
     }
 
     fn heading(&mut self, id: NodeId, level: usize, out: &mut Blocks, depth: usize) {
@@ -621,7 +629,7 @@ impl<'a> Renderer<'a> {
                     column += 1;
                 }
                 let (colspan, rowspan) = (span(e, "colspan"), span(e, "rowspan").min(rows.len() - r));
-                let text = if self.has_content[cell] { self.inline_of(cell, cell_ctx, depth + 1).replace('|', "\\|") } else { String::new() };
+                let text = if self.has_content[cell] { self.cell_of(cell, cell_ctx, depth + 1).replace('|', "\\|") } else { String::new() };
                 for c in column..column + colspan {
                     for below in r + 1..r + rowspan {
                         taken.insert((below, c));
@@ -656,13 +664,13 @@ impl<'a> Renderer<'a> {
             }
             for row in kept {
                 let line: Vec<&str> = row.iter().map(String::as_str).filter(|c| !c.is_empty()).collect();
-                out.block(line.join(" ").replace("\\|", "|"), Kind::Other);
+                out.block(line.join(" ").replace("\\|", "|").replace('\n', " "), Kind::Other);
             }
             return;
         }
         let line = |row: &Vec<String>| -> String {
             let cells: Vec<&str> = used.iter().map(|&c| row.get(c).map_or("", String::as_str)).collect();
-            format!("| {} |", cells.join(" | "))
+            format!("| {} |", cells.join(" | ")).replace('\n', "<br>")
         };
         let mut lines = vec![line(&kept[0]), format!("|{}", " --- |".repeat(used.len()))];
         lines.extend(kept[1..].iter().map(line));
@@ -1002,14 +1010,15 @@ impl Blocks {
         out
     }
 
-    /// Everything on one line (a heading, a cell, a link's text).
-    fn joined_inline(mut self) -> String {
+    /// Every non-empty line, trimmed, `separator` between them (a space for one line: a
+    /// heading, a link's text).
+    fn joined_with(mut self, separator: &str) -> String {
         self.flush();
         let mut out = String::new();
         for (_, text) in &self.done {
             for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
                 if !out.is_empty() {
-                    out.push(' ');
+                    out.push_str(separator);
                 }
                 out.push_str(line);
             }

@@ -98,7 +98,9 @@ fn read_back(markdown: &str) -> ReadBack {
                 }
                 add(&t, &mut text);
             }
+            // A line break, as a browser reads it (a pipe table's cell writes its lines so).
             Event::SoftBreak | Event::HardBreak => add(" ", &mut text),
+            Event::InlineHtml(h) if h.eq_ignore_ascii_case("<br>") => add(" ", &mut text),
             _ => {}
         }
     }
@@ -159,6 +161,22 @@ fn a_data_table_becomes_a_pipe_table_with_its_spans_laid_out() {
             .collect::<Vec<_>>(),
         "{markdown}"
     );
+    assert_eq!(read.words, words(&text));
+}
+
+#[test]
+fn the_lines_of_a_cell_are_written_with_br_in_its_one_line() {
+    // A GFM cell is one line: a list, a `br` or paragraphs inside it keep their breaks as
+    // `<br>`; the page's own text "<br>" stays text.
+    let html = "<body><table><tr><th>Offer</th><th>Pros</th><th>Where</th></tr>\
+        <tr><td>Loan</td><td><ul><li>Cash discount</li><li>Early repayment</li></ul></td><td>Main St 1<br>Springfield</td></tr>\
+        <tr><td><p>Lease</p><p>3 years</p></td><td>a &lt;br&gt; b</td><td>none</td></tr></table></body>";
+    let (markdown, text) = both(html);
+    assert!(markdown.contains("| Loan | Cash discount<br>Early repayment | Main St 1<br>Springfield |"), "{markdown}");
+    assert!(markdown.contains("| Lease<br>3 years | a \\<br> b | none |"), "{markdown}");
+    let read = read_back(&markdown);
+    assert_eq!(read.table_rows[1], ["Loan", "Cash discount Early repayment", "Main St 1 Springfield"], "{markdown}");
+    assert_eq!(read.table_rows[2], ["Lease 3 years", "a <br> b", "none"], "{markdown}");
     assert_eq!(read.words, words(&text));
 }
 
