@@ -191,9 +191,7 @@ impl<'a> Renderer<'a> {
                 match name {
                     _ if is_list(name) || *name == local_name!("li") => self.list(id, out, ctx, depth),
                     // On one line (a cell's one-line `pre`), code is a code span.
-                    &local_name!("pre") | &local_name!("listing") | &local_name!("xmp") | &local_name!("plaintext") if !ctx.flat => {
-                        self.code_block(id, out, depth)
-                    }
+                    _ if is_code_block(name) && !ctx.flat => self.code_block(id, out, depth),
                     &local_name!("pre")
                     | &local_name!("listing")
                     | &local_name!("xmp")
@@ -651,9 +649,10 @@ impl<'a> Renderer<'a> {
         let used: Vec<usize> = (0..width).filter(|&c| kept.iter().any(|r| r.get(c).is_some_and(|t| !t.is_empty()))).collect();
         if kept.len() < 2 || used.len() < 2 || used.len() > MAX_COLUMNS {
             // Not a grid, so no pipe table's one-line cell to fit: a kept list in a cell (a
-            // row of link columns) stays a list, the cells written as blocks as a layout
-            // table's are; else each row is a line of its cells.
-            if self.holds_kept_list(&rows) {
+            // row of link columns) stays a list, and a `pre` a code block (a highlighter's
+            // one-cell table around one line of code), the cells written as blocks as a
+            // layout table's are; else each row is a line of its cells.
+            if self.holds_kept_list_or_code(&rows) {
                 self.last_leaf = leaf_before_cells;
                 let is_caption = |c: NodeId| self.dom.element(c).is_some_and(|e| e.is(&local_name!("caption")));
                 for child in self.dom.children(id).iter().copied().filter(|&c| !is_caption(c)).collect::<Vec<_>>() {
@@ -708,12 +707,14 @@ impl<'a> Renderer<'a> {
             .sum()
     }
 
-    /// Whether a cell of these rows holds a list with kept content.
-    fn holds_kept_list(&self, rows: &[NodeId]) -> bool {
-        rows.iter()
-            .flat_map(|&row| self.dom.element_children(row))
-            .filter(|&cell| self.has_content[cell])
-            .any(|cell| self.dom.descendants(cell).skip(1).any(|d| self.has_content[d] && self.dom.element(d).is_some_and(|e| is_list(&e.name.local))))
+    /// Whether a cell of these rows holds a list or a `pre` with kept content.
+    fn holds_kept_list_or_code(&self, rows: &[NodeId]) -> bool {
+        rows.iter().flat_map(|&row| self.dom.element_children(row)).filter(|&cell| self.has_content[cell]).any(|cell| {
+            self.dom
+                .descendants(cell)
+                .skip(1)
+                .any(|d| self.has_content[d] && self.dom.element(d).is_some_and(|e| is_list(&e.name.local) || is_code_block(&e.name.local)))
+        })
     }
 
     /// A table that lays out the page rather than holding data: it holds another table,
@@ -1129,6 +1130,11 @@ fn escape_closing_hashes(text: &str) -> String {
     } else {
         text.to_string()
     }
+}
+
+/// Elements whose text is code laid out in lines.
+fn is_code_block(name: &LocalName) -> bool {
+    matches!(*name, local_name!("pre") | local_name!("listing") | local_name!("xmp") | local_name!("plaintext"))
 }
 
 fn is_list(name: &LocalName) -> bool {

@@ -259,6 +259,14 @@ fn a_grid_with_a_long_value_or_a_one_line_pre_is_data_but_code_beside_line_numbe
         let read = read_back(&markdown);
         assert!(read.table_rows.is_empty() && !read.code_blocks.is_empty(), "{markdown}");
     }
+    // A one-line `pre` in a table that is no grid (a highlighter's one-cell table) is a code
+    // block too, its blank runs kept: there is no pipe table's one-line cell to fit.
+    let highlighted = "<body><p>Increase the size:</p><div class=wp_syntax><table><tr><td class=code>\
+        <pre class=r>my_ggp + theme(size = 20)      <span># All sizes</span></pre></td></tr></table></div></body>";
+    let (markdown, text) = both(highlighted);
+    let read = read_back(&markdown);
+    assert_eq!(read.code_blocks, [(String::new(), "my_ggp + theme(size = 20)      # All sizes\n".to_string())], "{markdown}");
+    assert_eq!(read.words, words(&text));
 }
 
 #[test]
