@@ -188,22 +188,17 @@ impl<'a> Renderer<'a> {
                     }
                     return self.heading(id, level, out, depth);
                 }
-                match name {
+                match *name {
                     _ if is_list(name) || *name == local_name!("li") => self.list(id, out, ctx, depth),
                     // On one line (a cell's one-line `pre`), code is a code span.
                     _ if is_code_block(name) && !ctx.flat => self.code_block(id, out, depth),
-                    &local_name!("pre")
-                    | &local_name!("listing")
-                    | &local_name!("xmp")
-                    | &local_name!("plaintext")
-                    | &local_name!("code")
-                    | &local_name!("kbd")
-                    | &local_name!("samp")
-                    | &local_name!("tt") => self.inline_code(id, out, ctx, depth),
-                    &local_name!("blockquote") => self.quote(id, out, ctx, depth),
-                    &local_name!("table") => self.table(id, out, ctx, depth),
-                    &local_name!("math") => self.math(id, out, ctx, depth),
-                    &local_name!("a") if self.base.is_some() => self.link(id, out, ctx, depth),
+                    _ if is_code_block(name) || matches!(*name, local_name!("code") | local_name!("kbd") | local_name!("samp") | local_name!("tt")) => {
+                        self.inline_code(id, out, ctx, depth)
+                    }
+                    local_name!("blockquote") => self.quote(id, out, ctx, depth),
+                    local_name!("table") => self.table(id, out, ctx, depth),
+                    local_name!("math") => self.math(id, out, ctx, depth),
+                    local_name!("a") if self.base.is_some() => self.link(id, out, ctx, depth),
                     _ if is_block(name) => {
                         out.flush();
                         let text_block = ctx.in_text_block || holds_running_text(name);
@@ -251,20 +246,18 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// The inline Markdown of an element's content, lines joined: for headings, cells,
+    /// The inline Markdown of an element's content on one line: for headings, captions,
     /// link texts.
     fn inline_of(&mut self, id: NodeId, ctx: Context, depth: usize) -> String {
-        let mut inner = Blocks::default();
-        self.children(id, &mut inner, ctx, depth);
-        inner.joined_with(" ")
+        self.lines_of(id, ctx, depth, " ")
     }
 
-    /// A table cell's inline Markdown, its lines (a `br`, a block, a list's items) joined by
-    /// `\n`, which a pipe table writes `<br>`: a GFM cell is one line.
-    fn cell_of(&mut self, id: NodeId, ctx: Context, depth: usize) -> String {
+    /// The inline Markdown of an element's lines (a `br`, a block, a list's items), `separator`
+    /// between them: a table cell's are joined by `\n`, which a pipe table writes `<br>`.
+    fn lines_of(&mut self, id: NodeId, ctx: Context, depth: usize, separator: &str) -> String {
         let mut inner = Blocks::default();
         self.children(id, &mut inner, ctx, depth);
-        inner.joined_with("\n")
+        inner.joined_with(separator)
     }
 
     fn heading(&mut self, id: NodeId, level: usize, out: &mut Blocks, depth: usize) {
@@ -627,7 +620,7 @@ impl<'a> Renderer<'a> {
                     column += 1;
                 }
                 let (colspan, rowspan) = (span(e, "colspan"), span(e, "rowspan").min(rows.len() - r));
-                let text = if self.has_content[cell] { self.cell_of(cell, cell_ctx, depth + 1).replace('|', "\\|") } else { String::new() };
+                let text = if self.has_content[cell] { self.lines_of(cell, cell_ctx, depth + 1, "\n").replace('|', "\\|") } else { String::new() };
                 for c in column..column + colspan {
                     for below in r + 1..r + rowspan {
                         taken.insert((below, c));
