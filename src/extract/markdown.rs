@@ -1025,6 +1025,7 @@ impl Blocks {
 /// block markers (`#`, `>`, `-`, `+`, `1.`, `=`) would start a structure.
 fn escape_text(text: &str, at_line_start: bool, out: &mut String) {
     let rest = if at_line_start { escape_line_start(text, out) } else { text };
+    escape_bare_end(rest, out);
     let before = out.chars().next_back();
     // Every character that may need a backslash is ASCII, so the text is scanned by byte
     // and copied between them in runs.
@@ -1042,7 +1043,7 @@ fn escape_text(text: &str, at_line_start: bool, out: &mut String) {
             }
             b'[' => next.is_none_or(|n| n == '^'),
             b']' => next.is_none_or(|n| matches!(n, '(' | '[' | ':')),
-            b'<' => next.is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?')),
+            b'<' => next.is_some_and(opens_html),
             b'&' => looks_like_entity(after),
             b'!' => next == Some('['),
             // `\`, `` ` ``, `*` and `~` may escape, open or close a mark wherever they stand;
@@ -1097,6 +1098,32 @@ fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
         }
         _ => text,
     }
+}
+
+/// Escapes a `<` or `&` that ends what is written when `text`, written next, makes it open an
+/// HTML tag or a character reference: a page's text comes in runs (`&lt;<a>b</a>` is `<` then
+/// `b`), and a mark at a run's end could not see the character after it.
+fn escape_bare_end(text: &str, out: &mut String) {
+    let Some(mark) = out.chars().next_back() else { return };
+    let forms = match mark {
+        '<' => text.chars().next().is_some_and(opens_html),
+        '&' => looks_like_entity(text),
+        _ => false,
+    };
+    if !forms {
+        return;
+    }
+    // The mark is one byte; an odd run of backslashes before it has escaped it already.
+    let at = out.len() - 1;
+    let backslashes = out.as_bytes()[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+    if backslashes % 2 == 0 {
+        out.insert(at, '\\');
+    }
+}
+
+/// Whether a `<` before `next` may open an HTML tag, comment or declaration.
+fn opens_html(next: char) -> bool {
+    next.is_ascii_alphabetic() || matches!(next, '/' | '!' | '?')
 }
 
 /// Whether what follows an `&` reads as a character reference (`amp;`, `#39;`, `#x27;`).

@@ -448,8 +448,26 @@ fn text_is_escaped_by_what_is_beside_each_mark_in_any_script() {
     assert_eq!(escaped("", "x] x]( x]y x]"), "x] x\\]( x]y x\\]");
     assert_eq!(escaped("", "a<b a < b"), "a\\<b a < b");
     assert_eq!(escaped("", "&amp; &#39; & x &ü;"), "\\&amp; \\&#39; & x &ü;");
+    // A mark that ends what was written is escaped when the text after it makes it one.
+    let written = |before: &str, text: &str| {
+        let mut out = before.to_string();
+        escape_text(text, false, &mut out);
+        out
+    };
+    assert_eq!(written("x <", "b> & c"), "x \\<b> & c");
+    assert_eq!(written("x \\<", "b"), "x \\<b", "escaped already");
+    assert_eq!(written("x \\\\<", "b"), "x \\\\\\<b", "after an escaped backslash");
+    assert_eq!(written("x &", "amp; <"), "x \\&amp; <");
+    assert_eq!(written("x <", " b &"), "x < b &");
     assert_eq!(escaped("", "hi! ![x"), "hi! \\![x");
     assert_eq!(escaped("", "$5 ~ * ` \\ ü"), "\\$5 \\~ \\* \\` \\\\ ü");
+}
+
+#[test]
+fn a_mark_that_ends_one_run_of_text_is_escaped_for_the_run_after_it() {
+    // rustdoc's `Option&lt;<a>Ordering</a>&gt;`: unescaped, `<Ordering>` would read as an HTML tag.
+    let (markdown, text) = both("<body><p>Option&lt;<a href=\"/o\">Ordering</a>&gt; and x &amp;<b>amp;</b> y</p></body>");
+    assert_eq!(read_back(&markdown).words, words(&text), "{markdown}");
 }
 
 #[test]
@@ -462,7 +480,7 @@ fn the_same_page_gives_the_same_bytes() {
 /// holds Markdown's special characters.
 fn page() -> impl Strategy<Value = String> {
     let word = prop::sample::select(vec![
-        "alpha", "1.", "#", "-", "*x*", "_y_", "a|b", "`c`", "[d](e)", "<b>", "&amp;", "$5", "~", "\\", "x_y", "10)", ">", "===", "3", ".",
+        "alpha", "1.", "#", "-", "*x*", "_y_", "a|b", "`c`", "[d](e)", "<b>", "&amp;", "<", "&", "amp;", "$5", "~", "\\", "x_y", "10)", ">", "===", "3", ".",
     ]);
     let text = prop::collection::vec(word, 1..5).prop_map(|w| html_escape::encode_text(&w.join(" ")).to_string());
     let leaf = text.prop_map(|t| format!("<span>{t}</span>"));
