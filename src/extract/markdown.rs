@@ -570,7 +570,7 @@ impl<'a> Renderer<'a> {
         let Some(src) = element.attr("src").and_then(|s| resolve(base, s)) else { return };
         let alt = element.attr("alt").map(|a| a.split_whitespace().collect::<Vec<_>>().join(" ")).unwrap_or_default();
         let mut text = String::new();
-        escape_text(&alt, false, &mut text);
+        escape_text(&alt, false, true, &mut text);
         out.raw(&format!("![{text}]({src})"), true);
     }
 
@@ -580,7 +580,9 @@ impl<'a> Renderer<'a> {
             self.dom.descendants(id).skip(1).any(|d| self.dom.element(d).is_some_and(|e| is_block(&e.name.local) || heading_level(&e.name.local).is_some()));
         let Some(target) = target.filter(|_| !holds_blocks) else { return self.children(id, out, ctx, depth) };
         let space = self.first_content_leaf(id).is_some_and(|l| self.separated(l));
-        let text = self.inline_of(id, Context { flat: true, ..ctx }, depth);
+        let mut inner = Blocks { in_link_text: true, ..Blocks::default() };
+        self.children(id, &mut inner, Context { flat: true, ..ctx }, depth);
+        let text = inner.joined_with(" ");
         if text.is_empty() {
             return;
         }
@@ -897,6 +899,8 @@ struct Blocks {
     inline: String,
     /// The length of `inline` when a code span was last written at its end.
     code_span_end: usize,
+    /// A link's text: its brackets are all escaped ([`escape_text`]).
+    in_link_text: bool,
 }
 
 impl Blocks {
@@ -921,11 +925,11 @@ impl Blocks {
             if line_digits + digits <= 9 && text[digits..].strip_prefix(['.', ')']).is_some_and(marker_ends) {
                 self.inline.push_str(&text[..digits]);
                 self.inline.push('\\');
-                escape_text(&text[digits..], false, &mut self.inline);
+                escape_text(&text[digits..], false, self.in_link_text, &mut self.inline);
                 return;
             }
         }
-        escape_text(text, at_start, &mut self.inline);
+        escape_text(text, at_start, self.in_link_text, &mut self.inline);
     }
 
     /// The digits of the line being written where it is a number alone, as an ordered
@@ -940,6 +944,7 @@ impl Blocks {
         if space && !self.at_line_start() && !self.inline.ends_with(' ') {
             self.inline.push(' ');
         }
+        escape_bare_end(markdown, &mut self.inline);
         self.inline.push_str(markdown);
     }
 
@@ -1022,8 +1027,10 @@ impl Blocks {
 }
 
 /// Escapes `text` for a Markdown paragraph; `at_line_start`: it begins a line, where
-/// block markers (`#`, `>`, `-`, `+`, `1.`, `=`) would start a structure.
-fn escape_text(text: &str, at_line_start: bool, out: &mut String) {
+/// block markers (`#`, `>`, `-`, `+`, `1.`, `=`) would start a structure; `in_link_text`: it is
+/// a link's text or an image's alt text, where an unmatched `[` or `]` would end or break the
+/// link, so every bracket is escaped.
+fn escape_text(text: &str, at_line_start: bool, in_link_text: bool, out: &mut String) {
     let rest = if at_line_start { escape_line_start(text, out) } else { text };
     escape_bare_end(rest, out);
     let before = out.chars().next_back();
@@ -1041,8 +1048,8 @@ fn escape_text(text: &str, at_line_start: bool, out: &mut String) {
                 let prev = rest[..at].chars().next_back().or(before);
                 !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric))
             }
-            b'[' => next.is_none_or(|n| n == '^'),
-            b']' => next.is_none_or(|n| matches!(n, '(' | '[' | ':')),
+            b'[' => in_link_text || next.is_none_or(|n| n == '^'),
+            b']' => in_link_text || next.is_none_or(|n| matches!(n, '(' | '[' | ':')),
             b'<' => next.is_some_and(opens_html),
             b'&' => looks_like_entity(after),
             b'!' => next == Some('['),
@@ -1100,14 +1107,16 @@ fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
     }
 }
 
-/// Escapes a `<` or `&` that ends what is written when `text`, written next, makes it open an
-/// HTML tag or a character reference: a page's text comes in runs (`&lt;<a>b</a>` is `<` then
-/// `b`), and a mark at a run's end could not see the character after it.
+/// Escapes a `<`, `&` or `!` that ends what is written when `text`, written next, makes it open
+/// an HTML tag, a character reference or an image: a page's text comes in runs (`&lt;<a>b</a>`
+/// is `<` then `b`; `it!<a>[1]</a>` is `it!` then a link), and a mark at a run's end could not
+/// see the character after it.
 fn escape_bare_end(text: &str, out: &mut String) {
     let Some(mark) = out.chars().next_back() else { return };
     let forms = match mark {
         '<' => text.chars().next().is_some_and(opens_html),
         '&' => looks_like_entity(text),
+        '!' => text.starts_with('['),
         _ => false,
     };
     if !forms {
@@ -1227,7 +1236,11 @@ fn base_url(dom: &Dom, page_url: Option<&str>) -> Option<url::Url> {
 /// and empty targets; `<…>` around one with parentheses.
 fn resolve(base: &url::Url, href: &str) -> Option<String> {
     let href = href.trim();
-    if href.is_empty() || href.to_ascii_lowercase().starts_with("javascript:") {
+    // No address on the web to keep: a script, a `data:` resource (most often a lazy
+    // loader's placeholder, `data:image/svg+xml,...` until a script sets the real `src`),
+    // a file on the author's disk.
+    let scheme = href.get(..11).unwrap_or(href).to_ascii_lowercase();
+    if href.is_empty() || ["javascript:", "data:", "file:"].iter().any(|s| scheme.starts_with(s)) {
         return None;
     }
     let url = base.join(href).ok()?;

@@ -395,12 +395,26 @@ fn only_the_kept_blocks_are_written() {
 #[test]
 fn links_and_images_are_kept_only_when_asked_for() {
     let html = "<head><base href=\"/docs/\"></head><body><p>See <a href=\"guide.html\">the guide</a> and \
-        <a href=\"javascript:void(0)\">this</a>. <img src=\"pic (1).png\" alt=\"A chart\"></p></body>";
+        <a href=\"javascript:void(0)\">this</a>. <img src=\"pic (1).png\" alt=\"A chart\">\
+        <img src=\"data:image/svg+xml,%3Csvg%20xmlns='http://www.w3.org/2000/svg'%3E%3C/svg%3E\" alt=\"Lazy\"></p></body>";
     let plain = md(html);
     assert_eq!(plain, "See the guide and this.");
     let options = MarkdownOptions { links: true, page_url: Some("https://example.com/a/b.html".into()) };
     let (linked, _) = both_with(html, &options);
     assert_eq!(linked, "See [the guide](https://example.com/docs/guide.html) and this. ![A chart](<https://example.com/docs/pic%20(1).png>)");
+}
+
+#[test]
+fn a_link_whose_text_holds_a_bracket_stays_one_link() {
+    let html = "<body><p>See <a href=\"/r/1\">Price list (Riverside Press], 1873)</a>, \
+        <a href=\"/git-add\">git-add[1]</a>, do it!<a href=\"#n1\">[1]</a> and <img src=\"/a.png\" alt=\"a [b\"></p></body>";
+    let options = MarkdownOptions { links: true, page_url: Some("https://example.com/".into()) };
+    let (linked, text) = both_with(html, &options);
+    assert_eq!(
+        linked,
+        "See [Price list (Riverside Press\\], 1873)](https://example.com/r/1), [git-add\\[1\\]](https://example.com/git-add), do it\\![\\[1\\]](https://example.com/#n1) and ![a \\[b](https://example.com/a.png)"
+    );
+    assert_eq!(read_back(&linked).words, words(&text), "{linked}");
 }
 
 #[test]
@@ -438,7 +452,7 @@ fn two_lists_in_a_row_stay_two_lists() {
 fn text_is_escaped_by_what_is_beside_each_mark_in_any_script() {
     let escaped = |before: &str, text: &str| {
         let mut out = before.to_string();
-        escape_text(text, false, &mut out);
+        escape_text(text, false, false, &mut out);
         out[before.len()..].to_string()
     };
     // `_` inside a word of any script stays; beside a space, a mark or the text's edge it is escaped.
@@ -451,7 +465,7 @@ fn text_is_escaped_by_what_is_beside_each_mark_in_any_script() {
     // A mark that ends what was written is escaped when the text after it makes it one.
     let written = |before: &str, text: &str| {
         let mut out = before.to_string();
-        escape_text(text, false, &mut out);
+        escape_text(text, false, false, &mut out);
         out
     };
     assert_eq!(written("x <", "b> & c"), "x \\<b> & c");
@@ -459,6 +473,7 @@ fn text_is_escaped_by_what_is_beside_each_mark_in_any_script() {
     assert_eq!(written("x \\\\<", "b"), "x \\\\\\<b", "after an escaped backslash");
     assert_eq!(written("x &", "amp; <"), "x \\&amp; <");
     assert_eq!(written("x <", " b &"), "x < b &");
+    assert_eq!(written("x!", "[1]"), "x\\![1\\]");
     assert_eq!(escaped("", "hi! ![x"), "hi! \\![x");
     assert_eq!(escaped("", "$5 ~ * ` \\ ü"), "\\$5 \\~ \\* \\` \\\\ ü");
 }
