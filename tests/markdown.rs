@@ -102,6 +102,26 @@ fn a_folder_resumed_with_and_without_markdown_keeps_one_schema() {
 }
 
 #[test]
+fn markdown_links_keep_the_words_and_add_only_addresses() {
+    let out = tempfile::tempdir().unwrap();
+    let run = process_paths(out.path(), &samples(), &["--markdown", "--markdown-links"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let mut links = 0;
+    for row in read_all_rows(out.path()) {
+        let markdown = row.markdown.as_deref().unwrap_or_else(|| panic!("{}: no markdown", row.url));
+        links += Parser::new(markdown).filter(|e| matches!(e, Event::Start(Tag::Link { .. }))).count();
+        // An address is no word of the Markdown's text: a link the reader could not read would
+        // leave its address among the words, and a word the text lacks shows it.
+        let (read, _) = read_back(markdown);
+        let text = words(&row.text);
+        if let Err(e) = holds_every_word(&read, &text).and(holds_every_word(&text, &read)) {
+            panic!("{}: {e}\nmarkdown:\n{markdown}\ntext:\n{}", row.url, row.text);
+        }
+    }
+    assert!(links >= 3, "the sample pages' links: {links}");
+}
+
+#[test]
 fn extract_prints_the_page_as_markdown() {
     let page = project_file("tests/fixtures/pages/article-docs.html");
     let out = bin().args(["extract", page.to_str().unwrap(), "--markdown"]).output().unwrap();
