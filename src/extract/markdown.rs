@@ -1239,8 +1239,8 @@ fn resolve(base: &url::Url, href: &str) -> Option<String> {
     // No address on the web to keep: a script, a `data:` resource (most often a lazy
     // loader's placeholder, `data:image/svg+xml,...` until a script sets the real `src`),
     // a file on the author's disk.
-    let scheme = href.get(..11).unwrap_or(href).to_ascii_lowercase();
-    if href.is_empty() || ["javascript:", "data:", "file:"].iter().any(|s| scheme.starts_with(s)) {
+    let lower = href.to_ascii_lowercase();
+    if href.is_empty() || ["javascript:", "data:", "file:"].iter().any(|scheme| lower.starts_with(scheme)) {
         return None;
     }
     let url = base.join(href).ok()?;

@@ -450,11 +450,13 @@ fn two_lists_in_a_row_stay_two_lists() {
 
 #[test]
 fn text_is_escaped_by_what_is_beside_each_mark_in_any_script() {
-    let escaped = |before: &str, text: &str| {
+    // All that is written, and what `text` added to it.
+    let written = |before: &str, text: &str| {
         let mut out = before.to_string();
         escape_text(text, false, false, &mut out);
-        out[before.len()..].to_string()
+        out
     };
+    let escaped = |before: &str, text: &str| written(before, text)[before.len()..].to_string();
     // `_` inside a word of any script stays; beside a space, a mark or the text's edge it is escaped.
     assert_eq!(escaped("", "é_é x_y 日本_ _a"), "é_é x_y 日本\\_ \\_a");
     assert_eq!(escaped("é", "_a"), "_a", "the character already written is the mark's neighbour");
@@ -463,11 +465,6 @@ fn text_is_escaped_by_what_is_beside_each_mark_in_any_script() {
     assert_eq!(escaped("", "a<b a < b"), "a\\<b a < b");
     assert_eq!(escaped("", "&amp; &#39; & x &ü;"), "\\&amp; \\&#39; & x &ü;");
     // A mark that ends what was written is escaped when the text after it makes it one.
-    let written = |before: &str, text: &str| {
-        let mut out = before.to_string();
-        escape_text(text, false, false, &mut out);
-        out
-    };
     assert_eq!(written("x <", "b> & c"), "x \\<b> & c");
     assert_eq!(written("x \\<", "b"), "x \\<b", "escaped already");
     assert_eq!(written("x \\\\<", "b"), "x \\\\\\<b", "after an escaped backslash");
