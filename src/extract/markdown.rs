@@ -571,7 +571,19 @@ impl<'a> Renderer<'a> {
         let alt = element.attr("alt").map(|a| a.split_whitespace().collect::<Vec<_>>().join(" ")).unwrap_or_default();
         let mut text = String::new();
         escape_text(&alt, false, true, &mut text);
-        out.raw(&format!("![{text}]({src})"), true);
+        out.raw(&format!("![{text}]({src})"), !self.ends_a_written_word_before(id));
+    }
+
+    /// Whether the node before `id` is text just written that ends inside a word: an image
+    /// there (`we<img>rde`) is written with no space before it, which would split the word.
+    fn ends_a_written_word_before(&self, id: NodeId) -> bool {
+        let Some(parent) = self.dom.nodes[id].parent else { return false };
+        let siblings = self.dom.children(parent);
+        let before = siblings.iter().position(|&s| s == id).and_then(|at| at.checked_sub(1)).and_then(|at| siblings.get(at));
+        before.is_some_and(|&node| {
+            self.leaf(node).is_some_and(|leaf| self.last_leaf == Some(leaf))
+                && matches!(&self.dom.nodes[node].data, NodeData::Text(text) if text.ends_with(|c: char| !c.is_whitespace()))
+        })
     }
 
     fn link(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {

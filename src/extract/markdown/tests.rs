@@ -49,7 +49,13 @@ fn read_back(markdown: &str) -> ReadBack {
     let mut in_image = 0;
     let mut text = String::new();
     for event in Parser::new_ext(markdown, options) {
-        if matches!(event, Event::Start(_) | Event::End(_) | Event::SoftBreak | Event::HardBreak) {
+        // Blocks and line breaks separate words; inline markup (`we![](a.png)rde`) does not.
+        let inline = matches!(
+            event,
+            Event::Start(Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. })
+                | Event::End(TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough | TagEnd::Link | TagEnd::Image)
+        );
+        if !inline && matches!(event, Event::Start(_) | Event::End(_) | Event::SoftBreak | Event::HardBreak) {
             text.push(' ');
         }
         let mut add = |s: &str, text: &mut String| {
@@ -414,6 +420,15 @@ fn a_link_whose_text_holds_a_bracket_stays_one_link() {
         linked,
         "See [Price list (Riverside Press\\], 1873)](https://example.com/r/1), [git-add\\[1\\]](https://example.com/git-add), do it\\![\\[1\\]](https://example.com/#n1) and ![a \\[b](https://example.com/a.png)"
     );
+    assert_eq!(read_back(&linked).words, words(&text), "{linked}");
+}
+
+#[test]
+fn an_image_inside_a_word_leaves_the_word_whole() {
+    let html = "<body><p>Eines Tages we<img src=\"/ring.jpg\" alt=\"\">rde ich <img src=\"/b.png\" alt=\"B\"> es sehen.</p></body>";
+    let options = MarkdownOptions { links: true, page_url: Some("https://example.com/".into()) };
+    let (linked, text) = both_with(html, &options);
+    assert_eq!(linked, "Eines Tages we![](https://example.com/ring.jpg)rde ich ![B](https://example.com/b.png) es sehen.");
     assert_eq!(read_back(&linked).words, words(&text), "{linked}");
 }
 
