@@ -120,6 +120,14 @@ impl Extraction {
         self
     }
 
+    /// The title, text and Markdown in Unicode NFC ([`composed`]).
+    fn composed(mut self) -> Self {
+        for field in [self.title.as_mut(), Some(&mut self.text), self.markdown.as_mut()].into_iter().flatten() {
+            compose(field);
+        }
+        self
+    }
+
     /// Cut to at most `max_bytes` of text (and of Markdown), at a character boundary.
     pub(crate) fn truncated(mut self, max_bytes: usize) -> Self {
         truncate(&mut self.text, max_bytes);
@@ -127,6 +135,17 @@ impl Extraction {
             truncate(markdown, max_bytes);
         }
         self
+    }
+}
+
+/// `text` in Unicode NFC, the form the web's text is compared and tokenised in: pages written
+/// with decomposed letters (`a` + U+0308 for `ä`, Bengali's `য` + nukta for `য়`) give the
+/// same words as pages written with composed ones, and a combining mark no longer splits a
+/// word for tokenisers that cut at non-letters. Text already in NFC (nearly every page) is
+/// checked and left as it is.
+pub fn compose(text: &mut String) {
+    if let std::borrow::Cow::Owned(composed) = icu_normalizer::ComposingNormalizerBorrowed::new_nfc().normalize(text) {
+        *text = composed;
     }
 }
 
@@ -231,7 +250,7 @@ impl Extractor {
                 self.extract_parsed(models, page.html, &PageAnalysis::new(&dom), request)?
             }
         };
-        Ok(extraction.truncated(request.limits.max_text_bytes))
+        Ok(extraction.composed().truncated(request.limits.max_text_bytes))
     }
 
     /// [`Self::extract`] on a parsed page, before the text is cut.
@@ -500,6 +519,20 @@ mod tests {
     fn a_model_not_loaded_is_an_error_not_an_empty_text() {
         let page = Extractor::Combined.extract(&ExtractModels::none(), PageSource::html(PAGE), &ExtractRequest::default());
         assert!(matches!(page, Err(ExtractError::ModelNotLoaded(_))), "{page:?}");
+    }
+
+    #[test]
+    fn decomposed_letters_come_out_composed_in_the_title_text_and_markdown() {
+        // "Mädchen" with `a` + U+0308, as some editors write it; "ক্যায়" with Bengali's
+        // precomposed U+09DF, which NFC writes as `য` + nukta.
+        let html = "<html><head><title>Ma\u{308}dchen</title></head><body><article><h1>Ma\u{308}dchen</h1>\
+            <p>Jedes Ma\u{308}dchen tra\u{308}umt davon, und das ist gut so, sagt sie uns heute. \u{9df}</p></article></body></html>";
+        let markdown = MarkdownOptions::default();
+        let request = ExtractRequest { markdown: Some(&markdown), ..ExtractRequest::default() };
+        let page = Extractor::Article.extract(&ExtractModels::none(), PageSource::html(html), &request).unwrap();
+        assert_eq!(page.title.as_deref(), Some("M\u{e4}dchen"));
+        assert!(page.text.contains("Jedes M\u{e4}dchen tr\u{e4}umt") && page.text.ends_with("\u{9af}\u{9bc}"), "{}", page.text);
+        assert!(page.markdown.as_deref().is_some_and(|m| m.starts_with("# M\u{e4}dchen") && m.contains("tr\u{e4}umt")), "{:?}", page.markdown);
     }
 
     #[test]

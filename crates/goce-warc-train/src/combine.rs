@@ -34,7 +34,7 @@ use goce_warc::dom::{Dom, DomLimits, FOR_WEB2TEXT};
 use goce_warc::extract::combine::blocks::{BlockTable, feature_count};
 use goce_warc::extract::combine::{CombinerModel, Decision, column_major, confidence, content_blocks};
 use goce_warc::extract::web2text::align;
-use goce_warc::extract::{ExtractModels, ExtractRequest, Extractor, Genre, MarkdownOptions, PageAnalysis, PageSource};
+use goce_warc::extract::{ExtractModels, ExtractRequest, Extractor, Genre, MarkdownOptions, PageAnalysis, PageSource, compose};
 
 /// Not an extractor: the blocks the labels call content, scored against the gold text.
 /// What any block decision could reach on a page (its gold text may not be in the HTML at all).
@@ -768,8 +768,11 @@ pub fn out_of_fold_markdown<'a>(prepared: &'a [Prepared], cv: &CvOutcome, config
             let html = page.page.read_html().ok()?;
             let dom = goce_warc::dom::Dom::parse_with(&html, DomLimits { max_elements: 200_000, deadline: None }, &FOR_WEB2TEXT).ok()?;
             let content = content_blocks(&page.table, probabilities, config.trees.decision, config.trees.threshold);
-            let markdown = goce_warc::extract::markdown::render(&dom, &page.table.cdom, &content, &MarkdownOptions::default());
-            Some(CvMarkdown { dataset: page.dataset, id: &page.page.id, url: &page.page.url, text: page.table.text_of(&content), markdown })
+            let mut markdown = goce_warc::extract::markdown::render(&dom, &page.table.cdom, &content, &MarkdownOptions::default());
+            let mut text = page.table.text_of(&content);
+            compose(&mut markdown);
+            compose(&mut text);
+            Some(CvMarkdown { dataset: page.dataset, id: &page.page.id, url: &page.page.url, text, markdown })
         })
         .collect()
 }
@@ -807,7 +810,9 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
     }
     let text_f1 = |page: &Prepared, probabilities: &[f64]| {
         let content = content_blocks(&page.table, probabilities, config.trees.decision, config.trees.threshold);
-        let text = page.table.text_of(&content);
+        // As the product writes it: in NFC (`Extractor::extract`).
+        let mut text = page.table.text_of(&content);
+        compose(&mut text);
         let (word_f1, lcs_f1) = text_scores(&text, &page.gold_words);
         (content, text, word_f1, lcs_f1)
     };
