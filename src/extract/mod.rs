@@ -120,7 +120,7 @@ impl Extraction {
         self
     }
 
-    /// The title, text and Markdown in Unicode NFC ([`composed`]).
+    /// The title, text and Markdown in Unicode NFC ([`compose`]).
     fn composed(mut self) -> Self {
         for field in [self.title.as_mut(), Some(&mut self.text), self.markdown.as_mut()].into_iter().flatten() {
             compose(field);
@@ -523,8 +523,8 @@ mod tests {
 
     #[test]
     fn decomposed_letters_come_out_composed_in_the_title_text_and_markdown() {
-        // "Mädchen" with `a` + U+0308, as some editors write it; "ক্যায়" with Bengali's
-        // precomposed U+09DF, which NFC writes as `য` + nukta.
+        // "Mädchen" with `a` + U+0308, as some editors write it; U+09DF, Bengali's
+        // precomposed `য়`, which NFC writes as `য` + nukta.
         let html = "<html><head><title>Ma\u{308}dchen</title></head><body><article><h1>Ma\u{308}dchen</h1>\
             <p>Jedes Ma\u{308}dchen tra\u{308}umt davon, und das ist gut so, sagt sie uns heute. \u{9df}</p></article></body></html>";
         let markdown = MarkdownOptions::default();

@@ -756,6 +756,13 @@ pub struct CvMarkdown<'a> {
     pub markdown: String,
 }
 
+/// The text of a page's content blocks as the product writes it: in NFC (`Extractor::extract`).
+fn written_text(table: &BlockTable, content: &[bool]) -> String {
+    let mut text = table.text_of(content);
+    compose(&mut text);
+    text
+}
+
 /// The out-of-fold text and Markdown of the pages of `dataset`: each page parsed again as
 /// [`prepare`] parsed it (so its blocks are the table's), its content blocks decided from
 /// its out-of-fold probabilities, and rendered as the combined extractor renders them.
@@ -769,10 +776,8 @@ pub fn out_of_fold_markdown<'a>(prepared: &'a [Prepared], cv: &CvOutcome, config
             let dom = goce_warc::dom::Dom::parse_with(&html, DomLimits { max_elements: 200_000, deadline: None }, &FOR_WEB2TEXT).ok()?;
             let content = content_blocks(&page.table, probabilities, config.trees.decision, config.trees.threshold);
             let mut markdown = goce_warc::extract::markdown::render(&dom, &page.table.cdom, &content, &MarkdownOptions::default());
-            let mut text = page.table.text_of(&content);
             compose(&mut markdown);
-            compose(&mut text);
-            Some(CvMarkdown { dataset: page.dataset, id: &page.page.id, url: &page.page.url, text, markdown })
+            Some(CvMarkdown { dataset: page.dataset, id: &page.page.id, url: &page.page.url, text: written_text(&page.table, &content), markdown })
         })
         .collect()
 }
@@ -810,9 +815,7 @@ pub fn cross_validate(prepared: &[Prepared], config: &TrainConfig, log: &dyn Fn(
     }
     let text_f1 = |page: &Prepared, probabilities: &[f64]| {
         let content = content_blocks(&page.table, probabilities, config.trees.decision, config.trees.threshold);
-        // As the product writes it: in NFC (`Extractor::extract`).
-        let mut text = page.table.text_of(&content);
-        compose(&mut text);
+        let text = written_text(&page.table, &content);
         let (word_f1, lcs_f1) = text_scores(&text, &page.gold_words);
         (content, text, word_f1, lcs_f1)
     };
