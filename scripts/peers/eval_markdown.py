@@ -37,7 +37,10 @@ table row. Code lines: the share of gold code lines found in Markdown code block
 (WCXB's: lower-case \\w+ bags) of the Markdown's text, and of our `text` column beside it;
 for `process`'s rows, how well their `extraction_confidence` ranks the text's word F1
 (Spearman, and ROC AUC for finding the pages under 0.5: on the held-out fifth and
-Readability's pages a blind check of the shipped confidence trees).
+Readability's pages a blind check of the shipped confidence trees). Beside goce-warc's
+structure figures, their 95% interval over the dataset's pages drawn again with replacement
+(`*_95`; 1,000 draws, a fixed seed): how far another sample of pages like these could move a
+figure, which on a few hundred pages where a few pages hold most of the gold is far.
 
     python scripts/peers/eval_markdown.py --bin target/release/goce-warc --shared ../shared \\
         [--rs-trafilatura BIN] [--json target/eval/markdown.json] [--require combined:heading_f1=0.9,...]
@@ -46,6 +49,7 @@ import argparse
 import collections
 import gzip
 import json
+import random
 import re
 import sys
 import tempfile
@@ -312,9 +316,55 @@ def auc_low(confidence, f1, below=0.5):
     return sum((l < h) + 0.5 * (l == h) for l in low for h in high) / (len(low) * len(high))
 
 
+# The counts each structure figure is made of, kept page by page for the intervals.
+PAGE_COUNTS = [kind + part for kind in ("headings", "items") for part in ("_right", "_predicted", "_found", "_gold")] + [
+    "rows_found", "rows_gold", "code_found", "code_gold"]
+# The figures that get an interval, from those counts.
+STRUCTURE_FIGURES = ["heading_f1", "list_item_f1", "table_rows", "code_lines"]
+INTERVAL_DRAWS = 1000
+
+
+def structure_figures(c):
+    """Heading and list-item F1, the share of table rows and of code lines found, from the
+    counts of `PAGE_COUNTS` (None where the gold has none)."""
+    out = {}
+    for kind, name in (("headings", "heading"), ("items", "list_item")):
+        if not c[kind + "_gold"]:
+            out[name + "_f1"] = None
+            continue
+        p = c[kind + "_right"] / c[kind + "_predicted"] if c[kind + "_predicted"] else 0.0
+        r = c[kind + "_found"] / c[kind + "_gold"]
+        out[name + "_f1"] = 2 * p * r / (p + r) if p + r else 0.0
+    out["table_rows"] = c["rows_found"] / c["rows_gold"] if c["rows_gold"] else None
+    out["code_lines"] = c["code_found"] / c["code_gold"] if c["code_gold"] else None
+    return out
+
+
+def intervals(pages, draws=INTERVAL_DRAWS):
+    """The 2.5th and 97.5th percentiles of each structure figure over `draws` samples of the
+    pages (rows of `PAGE_COUNTS`) drawn with replacement, seeded so a run repeats."""
+    if not pages:
+        return {}
+    rng = random.Random(2026)
+    columns = [list(column) for column in zip(*pages)]
+    drawn = collections.defaultdict(list)
+    for _ in range(draws):
+        picks = [rng.randrange(len(pages)) for _ in pages]
+        sums = collections.Counter({name: sum(map(column.__getitem__, picks)) for name, column in zip(PAGE_COUNTS, columns)})
+        for name, value in structure_figures(sums).items():
+            if value is not None:
+                drawn[name].append(value)
+    out = {}
+    for name, values in drawn.items():
+        values.sort()
+        out[name + "_95"] = [round(values[int(0.025 * len(values))], 4), round(values[int(0.975 * len(values)) - 1], 4)]
+    return out
+
+
 class Tally:
     def __init__(self):
         self.c = collections.Counter()
+        self.pages = []
         self.f1 = []
         self.text_f1 = []
         # The text's word F1 and `extraction_confidence`, pages with gold text only.
@@ -322,6 +372,7 @@ class Tally:
 
     def add(self, gold, markdown, text=None, confidence=None):
         read = read_markdown(markdown)
+        before = {name: self.c[name] for name in PAGE_COUNTS}
         for kind in ("headings", "items", "items_as_filed"):
             ours = read["items" if kind == "items_as_filed" else kind]
             # Precision among the Markdown's structures whose text is a gold line.
@@ -334,6 +385,7 @@ class Tally:
         self.c["rows_found"] += sum((read["rows"] & gold.rows).values())
         self.c["code_gold"] += sum(gold.code_lines.values())
         self.c["code_found"] += sum((read["code_lines"] & gold.code_lines).values())
+        self.pages.append(tuple(self.c[name] - before[name] for name in PAGE_COUNTS))
         # The same without lines that are a number alone: a highlighter's gutter of line
         # numbers is a `pre` of its own, which the gold counts as code and the Markdown leaves out.
         code = collections.Counter({line: n for line, n in gold.code_lines.items() if not line.strip().isdigit()})
@@ -351,7 +403,7 @@ class Tally:
                 self.confidence.append((confidence, self.text_f1[-1]))
         self.c["pages"] += 1
 
-    def summary(self):
+    def summary(self, with_intervals=False):
         c = self.c
         out = {"pages": c["pages"]}
         for kind, name in (("headings", "heading"), ("items", "list_item"), ("items_as_filed", "list_item_as_filed")):
@@ -360,9 +412,10 @@ class Tally:
             out[name + "_precision"], out[name + "_recall"] = round(p, 4), round(r, 4)
             out[name + "_f1"] = round(2 * p * r / (p + r), 4) if p + r else 0.0
             out[name + "_gold"] = c[kind + "_gold"]
-        out["table_rows"] = round(c["rows_found"] / c["rows_gold"], 4) if c["rows_gold"] else None
+        shares = structure_figures(c)
+        out["table_rows"] = None if shares["table_rows"] is None else round(shares["table_rows"], 4)
         out["table_rows_gold"] = c["rows_gold"]
-        out["code_lines"] = round(c["code_found"] / c["code_gold"], 4) if c["code_gold"] else None
+        out["code_lines"] = None if shares["code_lines"] is None else round(shares["code_lines"], 4)
         out["code_lines_gold"] = c["code_gold"]
         out["code_lines_without_numbers"] = round(c["code_found_unnumbered"] / c["code_gold_unnumbered"], 4) if c["code_gold_unnumbered"] else None
         out["markdown_word_f1"] = round(sum(self.f1) / len(self.f1), 4) if self.f1 else None
@@ -375,6 +428,8 @@ class Tally:
             out["confidence_spearman"] = None if rho is None else round(rho, 4)
             out["confidence_auc_under_0_5"] = None if auc is None else round(auc, 4)
             out["confidence_pages"] = len(self.confidence)
+        if with_intervals:
+            out.update(intervals(self.pages))
         return out
 
 
@@ -536,7 +591,7 @@ def main():
             for dataset, pid, url, html, gold in pages:
                 tallies[(dataset, tool)].add(gold, markdowns[(dataset, pid)])
     for (dataset, tool), tally in sorted(tallies.items()):
-        results.setdefault(dataset, {})[tool] = tally.summary()
+        results.setdefault(dataset, {})[tool] = tally.summary(with_intervals=tool == "goce-warc")
 
     columns = ["heading_precision", "heading_recall", "heading_f1", "list_item_precision", "list_item_recall", "list_item_f1", "list_item_as_filed_f1", "table_rows", "code_lines", "code_lines_without_numbers", "markdown_word_f1", "text_word_f1", "confidence_spearman"]
     for dataset, tools in results.items():
@@ -547,6 +602,10 @@ def main():
         print("|---" * (len(columns) + 1) + "|")
         for tool, s in tools.items():
             print(f"| {tool} | " + " | ".join("" if s.get(c) is None else f"{s[c]:.3f}" for c in columns) + " |")
+        ours_95 = tools.get("goce-warc", {})
+        spans = [f"{name} {ours_95[name + '_95'][0]:.3f}-{ours_95[name + '_95'][1]:.3f}" for name in STRUCTURE_FIGURES if name + "_95" in ours_95]
+        if spans:
+            print("goce-warc, 95% over the pages drawn again: " + ", ".join(spans))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=1) + "\n")
