@@ -324,17 +324,17 @@ STRUCTURE_FIGURES = ["heading_f1", "list_item_f1", "table_rows", "code_lines"]
 INTERVAL_DRAWS = 1000
 
 
+def precision_recall_f1(c, kind):
+    """Precision, recall and F1 of headings, items or items as filed (`kind`) from their counts."""
+    p = c[kind + "_right"] / c[kind + "_predicted"] if c[kind + "_predicted"] else 0.0
+    r = c[kind + "_found"] / c[kind + "_gold"] if c[kind + "_gold"] else 0.0
+    return p, r, 2 * p * r / (p + r) if p + r else 0.0
+
+
 def structure_figures(c):
     """Heading and list-item F1, the share of table rows and of code lines found, from the
     counts of `PAGE_COUNTS` (None where the gold has none)."""
-    out = {}
-    for kind, name in (("headings", "heading"), ("items", "list_item")):
-        if not c[kind + "_gold"]:
-            out[name + "_f1"] = None
-            continue
-        p = c[kind + "_right"] / c[kind + "_predicted"] if c[kind + "_predicted"] else 0.0
-        r = c[kind + "_found"] / c[kind + "_gold"]
-        out[name + "_f1"] = 2 * p * r / (p + r) if p + r else 0.0
+    out = {name + "_f1": precision_recall_f1(c, kind)[2] if c[kind + "_gold"] else None for kind, name in (("headings", "heading"), ("items", "list_item"))}
     out["table_rows"] = c["rows_found"] / c["rows_gold"] if c["rows_gold"] else None
     out["code_lines"] = c["code_found"] / c["code_gold"] if c["code_gold"] else None
     return out
@@ -407,10 +407,8 @@ class Tally:
         c = self.c
         out = {"pages": c["pages"]}
         for kind, name in (("headings", "heading"), ("items", "list_item"), ("items_as_filed", "list_item_as_filed")):
-            p = c[kind + "_right"] / c[kind + "_predicted"] if c[kind + "_predicted"] else 0.0
-            r = c[kind + "_found"] / c[kind + "_gold"] if c[kind + "_gold"] else 0.0
-            out[name + "_precision"], out[name + "_recall"] = round(p, 4), round(r, 4)
-            out[name + "_f1"] = round(2 * p * r / (p + r), 4) if p + r else 0.0
+            p, r, f1 = precision_recall_f1(c, kind)
+            out[name + "_precision"], out[name + "_recall"], out[name + "_f1"] = round(p, 4), round(r, 4), round(f1, 4)
             out[name + "_gold"] = c[kind + "_gold"]
         shares = structure_figures(c)
         out["table_rows"] = None if shares["table_rows"] is None else round(shares["table_rows"], 4)
