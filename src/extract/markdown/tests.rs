@@ -344,21 +344,6 @@ fn tex_between_delimiters_is_math_on_a_page_that_loads_a_typesetter() {
 }
 
 #[test]
-fn tex_spans_follow_the_delimiters_and_leave_prices_alone() {
-    fn tex(text: &str) -> Vec<(&str, bool)> {
-        tex_spans(text, true).into_iter().map(|s| (s.tex, s.display)).collect()
-    }
-    assert_eq!(tex("$a$, $$b$$, \\(c\\), \\[d\\]"), [("a", false), ("b", true), ("c", false), ("d", true)]);
-    assert!(tex("from $5 to $10, or $5-$10").is_empty());
-    assert!(tex("\\(unclosed and $ alone").is_empty());
-    assert!(tex("\\$1\\$ and $ $").is_empty());
-    assert_eq!(tex("x $é$ y"), [("é", false)]);
-    // Without `$` configured as a delimiter, only the default ones are read.
-    let defaults: Vec<_> = tex_spans("$a$ and \\(b\\)", false).into_iter().map(|s| s.tex).collect();
-    assert_eq!(defaults, ["b"]);
-}
-
-#[test]
 fn a_headings_permalink_mark_is_left_out() {
     let html = "<body><h2>Usage<a class=headerlink href=#usage>¶</a></h2><p>Text.</p><h3>Install <a href=#install>🔗</a></h3>\
         <h3>C#</h3><h3>Part #</h3><h3>§</h3><h2>Setup<a class=hash-link href=#setup>\u{200B}</a></h2></body>";

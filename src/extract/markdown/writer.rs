@@ -1,0 +1,276 @@
+//! The Markdown being written: finished blocks, the paragraph being written, and the
+//! escaping CommonMark asks for, so that a page's text never turns into markup by accident.
+
+/// The kind of a finished block, for what may follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Paragraph,
+    Heading,
+    List { ordered: bool },
+    Other,
+}
+
+/// Finished blocks and the paragraph being written.
+#[derive(Default)]
+pub(super) struct Blocks {
+    done: Vec<(Kind, String)>,
+    /// The running paragraph, already escaped.
+    pub(super) inline: String,
+    /// The length of `inline` when a code span was last written at its end.
+    pub(super) code_span_end: usize,
+    /// A link's text: its brackets are all escaped ([`escape_text`]).
+    in_link_text: bool,
+}
+
+impl Blocks {
+    /// Blocks for a link's text or an image's alt text, where every bracket is escaped.
+    pub(super) fn for_link_text() -> Self {
+        Self { in_link_text: true, ..Self::default() }
+    }
+
+    fn at_line_start(&self) -> bool {
+        self.inline.is_empty() || self.inline.ends_with('\n')
+    }
+
+    /// Appends text (escaped), after a space when `space` and the line has begun.
+    pub(super) fn text(&mut self, text: &str, space: bool) {
+        if text.is_empty() {
+            return;
+        }
+        if space && !self.at_line_start() && !self.inline.ends_with(' ') {
+            self.inline.push(' ');
+        }
+        let at_start = self.at_line_start();
+        // A number, then `.` or more digits and `.` from the next node (`<span>1</span>. Total`,
+        // `<span>3</span><span>1.</span>`) would start a list.
+        if !at_start && let Some(line_digits) = self.line_number_digits() {
+            let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+            let marker_ends = |rest: &str| rest.is_empty() || rest.starts_with([' ', '\t']);
+            if line_digits + digits <= 9 && text[digits..].strip_prefix(['.', ')']).is_some_and(marker_ends) {
+                self.inline.push_str(&text[..digits]);
+                self.inline.push('\\');
+                escape_text(&text[digits..], false, self.in_link_text, &mut self.inline);
+                return;
+            }
+        }
+        escape_text(text, at_start, self.in_link_text, &mut self.inline);
+    }
+
+    /// The digits of the line being written where it is a number alone, as an ordered
+    /// list's marker begins.
+    fn line_number_digits(&self) -> Option<usize> {
+        let line = self.inline.rsplit('\n').next().unwrap_or_default();
+        (!line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())).then_some(line.len())
+    }
+
+    /// Appends Markdown made here (a code span, a link), after a space when `space`.
+    pub(super) fn raw(&mut self, markdown: &str, space: bool) {
+        if space && !self.at_line_start() && !self.inline.ends_with(' ') {
+            self.inline.push(' ');
+        }
+        escape_bare_end(markdown, &mut self.inline);
+        self.inline.push_str(markdown);
+    }
+
+    pub(super) fn line_break(&mut self) {
+        if !self.at_line_start() {
+            self.inline.push('\n');
+        }
+    }
+
+    pub(super) fn flush(&mut self) {
+        let paragraph = self.inline.trim_end();
+        if !paragraph.is_empty() {
+            let paragraph = paragraph.to_string();
+            self.done.push((Kind::Paragraph, paragraph));
+        }
+        self.inline.clear();
+        self.code_span_end = 0;
+    }
+
+    pub(super) fn block(&mut self, markdown: String, kind: Kind) {
+        self.flush();
+        if !markdown.is_empty() {
+            self.done.push((kind, markdown));
+        }
+    }
+
+    pub(super) fn last_kind(&self) -> Option<Kind> {
+        if !self.inline.trim().is_empty() {
+            return Some(Kind::Paragraph);
+        }
+        self.done.last().map(|(k, _)| *k)
+    }
+
+    /// The one heading these blocks hold, when they hold nothing else.
+    pub(super) fn only_heading(&mut self) -> Option<String> {
+        self.flush();
+        match self.done.as_slice() {
+            [(Kind::Heading, _)] => self.done.pop().map(|(_, heading)| heading),
+            _ => None,
+        }
+    }
+
+    /// The blocks, a blank line between each.
+    pub(super) fn finish(mut self) -> String {
+        self.flush();
+        let texts: Vec<String> = self.done.into_iter().map(|(_, t)| t).collect();
+        texts.join("\n\n")
+    }
+
+    /// The blocks of a list item: a list after a paragraph follows it directly (a tight
+    /// item), other blocks after a blank line.
+    pub(super) fn finish_tight(mut self) -> String {
+        self.flush();
+        let mut out = String::new();
+        for (i, (kind, text)) in self.done.iter().enumerate() {
+            if i > 0 {
+                let tight = matches!(kind, Kind::List { .. }) && self.done[i - 1].0 == Kind::Paragraph;
+                out.push_str(if tight { "\n" } else { "\n\n" });
+            }
+            out.push_str(text);
+        }
+        out
+    }
+
+    /// Every non-empty line, trimmed, `separator` between them (a space for one line: a
+    /// heading, a link's text).
+    pub(super) fn joined_with(mut self, separator: &str) -> String {
+        self.flush();
+        let mut out = String::new();
+        for (_, text) in &self.done {
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                if !out.is_empty() {
+                    out.push_str(separator);
+                }
+                out.push_str(line);
+            }
+        }
+        out
+    }
+}
+
+/// Escapes `text` for a Markdown paragraph; `at_line_start`: it begins a line, where
+/// block markers (`#`, `>`, `-`, `+`, `1.`, `=`) would start a structure; `in_link_text`: it is
+/// a link's text or an image's alt text, where an unmatched `[` or `]` would end or break the
+/// link, so every bracket is escaped.
+pub(super) fn escape_text(text: &str, at_line_start: bool, in_link_text: bool, out: &mut String) {
+    let rest = if at_line_start { escape_line_start(text, out) } else { text };
+    escape_bare_end(rest, out);
+    let before = out.chars().next_back();
+    // Every character that may need a backslash is ASCII, so the text is scanned by byte
+    // and copied between them in runs.
+    let mut copied = 0;
+    for (at, byte) in rest.bytes().enumerate() {
+        if !matches!(byte, b'\\' | b'`' | b'*' | b'~' | b'_' | b'[' | b']' | b'<' | b'&' | b'$' | b'!') {
+            continue;
+        }
+        let after = &rest[at + 1..];
+        let next = after.chars().next();
+        let escaped = match byte {
+            b'_' => {
+                let prev = rest[..at].chars().next_back().or(before);
+                !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric))
+            }
+            b'[' => in_link_text || next.is_none_or(|n| n == '^'),
+            b']' => in_link_text || next.is_none_or(|n| matches!(n, '(' | '[' | ':')),
+            b'<' => next.is_some_and(opens_html),
+            b'&' => looks_like_entity(after),
+            b'!' => next == Some('['),
+            // `\`, `` ` ``, `*` and `~` may escape, open or close a mark wherever they stand;
+            // so may `$`, since math readers (GitHub's among them) take `$…$` for a formula.
+            _ => true,
+        };
+        if escaped {
+            out.push_str(&rest[copied..at]);
+            out.push('\\');
+            copied = at;
+        }
+    }
+    out.push_str(&rest[copied..]);
+}
+
+/// Writes the start of a line that would open a block (`# `, `> `, `- `, `+ `, `1. `, `===`)
+/// escaped; returns the rest of the text.
+fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
+    let bytes = text.as_bytes();
+    let Some(&first) = bytes.first() else { return text };
+    let next = bytes.get(1).copied();
+    let ends_or_space = |b: Option<u8>| b.is_none_or(|b| b == b' ' || b == b'\t');
+    match first {
+        b'#' => {
+            let hashes = bytes.iter().take_while(|&&b| b == b'#').count();
+            if hashes <= 6 && ends_or_space(bytes.get(hashes).copied()) {
+                out.push('\\');
+            }
+            text
+        }
+        b'>' => {
+            out.push('\\');
+            text
+        }
+        b'-' | b'+' | b'=' => {
+            let all_same = bytes.iter().all(|&b| b == first || b == b' ');
+            if ends_or_space(next) || all_same {
+                out.push('\\');
+            }
+            text
+        }
+        b'0'..=b'9' => {
+            let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+            match bytes.get(digits) {
+                Some(b'.' | b')') if digits <= 9 && ends_or_space(bytes.get(digits + 1).copied()) => {
+                    out.push_str(&text[..digits]);
+                    out.push('\\');
+                    &text[digits..]
+                }
+                _ => text,
+            }
+        }
+        _ => text,
+    }
+}
+
+/// Escapes a `<`, `&` or `!` that ends what is written when `text`, written next, makes it open
+/// an HTML tag, a character reference or an image: a page's text comes in runs (`&lt;<a>b</a>`
+/// is `<` then `b`; `it!<a>[1]</a>` is `it!` then a link), and a mark at a run's end could not
+/// see the character after it.
+fn escape_bare_end(text: &str, out: &mut String) {
+    let Some(mark) = out.chars().next_back() else { return };
+    let forms = match mark {
+        '<' => text.chars().next().is_some_and(opens_html),
+        '&' => looks_like_entity(text),
+        '!' => text.starts_with('['),
+        _ => false,
+    };
+    if !forms {
+        return;
+    }
+    // The mark is one byte; an odd run of backslashes before it has escaped it already.
+    let at = out.len() - 1;
+    let backslashes = out.as_bytes()[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+    if backslashes % 2 == 0 {
+        out.insert(at, '\\');
+    }
+}
+
+/// Whether a `<` before `next` may open an HTML tag, comment or declaration.
+fn opens_html(next: char) -> bool {
+    next.is_ascii_alphabetic() || matches!(next, '/' | '!' | '?')
+}
+
+/// Whether what follows an `&` reads as a character reference (`amp;`, `#39;`, `#x27;`).
+fn looks_like_entity(after: &str) -> bool {
+    let body = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'#').take(32).count();
+    body > 0 && after.as_bytes().get(body) == Some(&b';')
+}
+
+/// A heading's text with a closing run of `#` escaped (it would be read as the closing sequence).
+pub(super) fn escape_closing_hashes(text: &str) -> String {
+    let trimmed = text.trim_end_matches('#');
+    if trimmed.len() < text.len() && (trimmed.is_empty() || trimmed.ends_with(' ')) {
+        format!("{trimmed}\\{}", &text[trimmed.len()..])
+    } else {
+        text.to_string()
+    }
+}
