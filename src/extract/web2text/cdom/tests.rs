@@ -1,3 +1,4 @@
+use super::fills::INTRODUCTION_WORDS;
 use super::*;
 
 #[test]
