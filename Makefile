@@ -221,10 +221,8 @@ eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every 
 eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~4 min; report in target/eval/combiner-cv.json)
 	mkdir -p target/eval
 	$(TRAIN_BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --snippets $(SHARED)/data/trafi-dev --cv-only --json target/eval/combiner-cv.json \
-	  --markdown-out target/eval/markdown-cv.jsonl
+	  --markdown-out target/eval/markdown-cv.jsonl --no-page-types-json target/eval/combiner-no-page-types-cv.json
 	python3 scripts/check_cv.py target/eval/combiner-cv.json $(CV_FLOORS)
-	$(TRAIN_BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --snippets $(SHARED)/data/trafi-dev --cv-only --no-page-types \
-	  --json target/eval/combiner-no-page-types-cv.json
 	python3 scripts/check_cv.py target/eval/combiner-no-page-types-cv.json $(NO_PAGE_TYPES_CV_FLOORS)
 
 # On pages of sites nobody here tuned on (Mozilla Readability's test suite, from crates.io):
@@ -264,7 +262,7 @@ MARKDOWN_FLOORS := wcxb-held-out:heading_f1=0.925,list_item_f1=0.85,table_rows=0
   scrapinghub:heading_f1=0.96,list_item_f1=0.91,table_rows=0.95 \
   wcxb-held-out:confidence_spearman=0.72,confidence_auc_under_0_5=0.80
 
-eval-markdown: build  ## The Markdown (process --markdown) against gold headings, list items, table rows and code on WCXB-dev's held-out fifth, Readability's 94 real test pages (as eval-unseen fetches them), its other four fifths out of fold (written by make eval-cv), Scrapinghub and CleanEval, beside trafilatura's and rs-trafilatura's Markdown (~8 min; target/eval/markdown.json)
+eval-markdown: build  ## The Markdown (process --markdown) against gold headings, list items, table rows and code on WCXB-dev's held-out fifth, Readability's 94 real test pages (as eval-unseen fetches them), its other four fifths out of fold (written by make eval-cv), Scrapinghub and CleanEval, beside trafilatura's and rs-trafilatura's Markdown, the peers run on every core (~3 min on 2 cores; target/eval/markdown.json)
 	@[ -f target/eval/markdown-cv.jsonl ] || { echo "eval-markdown: target/eval/markdown-cv.jsonl is missing: run make eval-cv first (it writes the out-of-fold Markdown)"; exit 1; }
 	[ -x target/peer-venv/bin/python ] || python3 -m venv target/peer-venv
 	target/peer-venv/bin/pip install -q --disable-pip-version-check -r scripts/peers/requirements.txt

@@ -48,12 +48,15 @@ figure, which on a few hundred pages where a few pages hold most of the gold is 
 import argparse
 import collections
 import gzip
+import itertools
 import json
+import os
 import random
 import re
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 from common import process_warc, rs_trafilatura
@@ -370,8 +373,9 @@ class Tally:
         # The text's word F1 and `extraction_confidence`, pages with gold text only.
         self.confidence = []
 
-    def add(self, gold, markdown, text=None, confidence=None):
-        read = read_markdown(markdown)
+    def add(self, gold, read, text=None, confidence=None):
+        """One page: its gold structure, its Markdown as `read_markdown` reads it, and for
+        `process`'s rows the text and the confidence."""
         before = {name: self.c[name] for name in PAGE_COUNTS}
         for kind in ("headings", "items", "items_as_filed"):
             ours = read["items" if kind == "items_as_filed" else kind]
@@ -507,36 +511,64 @@ def ours(binary, shared, pages, work):
     (folder / "html").mkdir(parents=True)
     (folder / "ground-truth").mkdir()
     for n, (_, _, url, html, _) in enumerate(pages):
-        (folder / "html" / f"{n}.html.gz").write_bytes(gzip.compress(html, mtime=0))
+        (folder / "html" / f"{n}.html.gz").write_bytes(gzip.compress(html, compresslevel=1, mtime=0))
         (folder / "ground-truth" / f"{n}.json").write_text(json.dumps({"url": url}))
     rows, _, _ = process_warc(binary, shared, folder, work, ["text", "markdown", "extraction_confidence"], flags=["--markdown"])
     return {url: (r["text"] or "", r["markdown"] or "", r["extraction_confidence"]) for url, r in rows.items()}
 
 
-def peers(pages, rs_binary):
-    tools = {}
-    try:
-        import trafilatura
+def trafilatura_markdown(page):
+    """trafilatura's Markdown of one (html, url) page, with its benchmark's settings (tables
+    and formatting on, comments off); a module-level function, so worker processes can run it."""
+    import trafilatura
 
-        tools["trafilatura"] = lambda html, url: trafilatura.extract(
-            html, url=url, output_format="markdown", include_tables=True, include_formatting=True, include_comments=False
-        ) or ""
+    html, url = page
+    return trafilatura.extract(
+        html, url=url, output_format="markdown", include_tables=True, include_formatting=True, include_comments=False
+    ) or ""
+
+
+def guarded(run, page):
+    """(`run(page)`, None), or ("", the error) where the peer fails on the page: it scores 0 there,
+    as ours would."""
+    try:
+        return run(page), None
+    except Exception as error:
+        return "", f"{type(error).__name__}: {error}"
+
+
+def each_page(tool, run, pages, pool):
+    """`run` over every page's (html, url) in `pool`, by (dataset, page id)."""
+    inputs = [(html, url) for _, _, url, html, _ in pages]
+    out = {}
+    for (dataset, pid, *_), (markdown, error) in zip(pages, pool.map(guarded, itertools.repeat(run), inputs, chunksize=16)):
+        if error:
+            print(f"eval-markdown: {tool} failed on {dataset}/{pid}: {error}", file=sys.stderr)
+        out[(dataset, pid)] = markdown
+    return out
+
+
+def peers(pages, rs_binary, pool):
+    """Each peer's Markdown of every page, the pages spread over `pool`'s processes (only the
+    figures are compared here, not the peers' speed: make eval-unseen and eval-trafi time them
+    on one core)."""
+    out = {}
+    try:
+        import trafilatura  # noqa: F401
     except ImportError:
         print("eval-markdown: trafilatura not installed, left out", file=sys.stderr)
+    else:
+        started = time.perf_counter()
+        out["trafilatura"] = each_page("trafilatura", trafilatura_markdown, pages, pool)
+        print(f"eval-markdown: trafilatura: {time.perf_counter() - started:.1f} s wall", file=sys.stderr)
     if rs_binary:
-        # Its own Markdown (tables, links and formatting on); the page as UTF-8.
-        tools["rs-trafilatura"] = rs_trafilatura(rs_binary, decode=lambda html: html.decode("utf-8", "replace"), markdown=True)
-    out = {}
-    for tool, run in tools.items():
-        started = time.process_time()
-        out[tool] = {}
-        for dataset, pid, url, html, _ in pages:
-            try:
-                out[tool][(dataset, pid)] = run(html, url)
-            except Exception as error:  # a peer's failure on one page scores 0, as ours would
-                print(f"eval-markdown: {tool} failed on {dataset}/{pid}: {error}", file=sys.stderr)
-                out[tool][(dataset, pid)] = ""
-        print(f"eval-markdown: {tool}: {time.process_time() - started:.1f} CPU s in this process", file=sys.stderr)
+        # Its own Markdown (tables, links and formatting on); the page as UTF-8, one process
+        # per page, so threads suffice to use every core.
+        run = rs_trafilatura(rs_binary, decode=lambda html: html.decode("utf-8", "replace"), markdown=True)
+        started = time.perf_counter()
+        with ThreadPoolExecutor(os.cpu_count()) as threads:
+            out["rs-trafilatura"] = each_page("rs-trafilatura", lambda page: run(*page), pages, threads)
+        print(f"eval-markdown: rs-trafilatura: {time.perf_counter() - started:.1f} s wall", file=sys.stderr)
     return out
 
 
@@ -575,19 +607,25 @@ def main():
         by_url = ours(args.bin, args.shared, pages, Path(tmp))
     results = {}
     tallies = collections.defaultdict(Tally)
-    for dataset, pid, url, html, gold in pages:
-        text, markdown, confidence = by_url.get(url, ("", "", None))
-        tallies[(dataset, "goce-warc")].add(gold, markdown, text, confidence)
-    if args.cv_markdown:
-        more, by_page = cv_pages(args.shared, args.cv_markdown)
-        for dataset, pid, url, html, gold in more:
-            text, markdown = by_page[(dataset, pid)]
-            tallies[(dataset, "goce-warc")].add(gold, markdown, text)
-        pages += more
-    if not args.no_peers:
-        for tool, markdowns in peers(pages, args.rs_trafilatura).items():
-            for dataset, pid, url, html, gold in pages:
-                tallies[(dataset, tool)].add(gold, markdowns[(dataset, pid)])
+    # The Markdown is read (markdown-it) and the peers run on every core; the pages are
+    # tallied in the same order whatever the cores.
+    with ProcessPoolExecutor(os.cpu_count()) as pool:
+        rows = [by_url.get(url, ("", "", None)) for _, _, url, _, _ in pages]
+        reads = pool.map(read_markdown, [markdown for _, markdown, _ in rows], chunksize=32)
+        for (dataset, _, _, _, gold), (text, _, confidence), read in zip(pages, rows, reads):
+            tallies[(dataset, "goce-warc")].add(gold, read, text, confidence)
+        if args.cv_markdown:
+            more, by_page = cv_pages(args.shared, args.cv_markdown)
+            rows = [by_page[(dataset, pid)] for dataset, pid, _, _, _ in more]
+            reads = pool.map(read_markdown, [markdown for _, markdown in rows], chunksize=32)
+            for (dataset, _, _, _, gold), (text, _), read in zip(more, rows, reads):
+                tallies[(dataset, "goce-warc")].add(gold, read, text)
+            pages += more
+        if not args.no_peers:
+            for tool, markdowns in peers(pages, args.rs_trafilatura, pool).items():
+                reads = pool.map(read_markdown, [markdowns[(dataset, pid)] for dataset, pid, _, _, _ in pages], chunksize=32)
+                for (dataset, _, _, _, gold), read in zip(pages, reads):
+                    tallies[(dataset, tool)].add(gold, read)
     for (dataset, tool), tally in sorted(tallies.items()):
         results.setdefault(dataset, {})[tool] = tally.summary(with_intervals=tool == "goce-warc")
 

@@ -164,6 +164,12 @@ pub struct TrainExtractArgs {
     #[arg(long, conflicts_with = "page_type_dropout")]
     pub no_page_types: bool,
 
+    /// Also cross-validate, on the same prepared pages and folds, the trees `--no-page-types`
+    /// trains (the page types blanked on every page), and write that report as JSON here: one
+    /// preparation of the pages for both CVs `make eval-cv` checks.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_page_types")]
+    pub no_page_types_json: Option<PathBuf>,
+
     /// Fit the first trees twice, the second time with each training page's weight times
     /// `1 + W * (1 - F1)`, F1 of the blocks the first fit decides on it (0: one fit, the
     /// shipped model; see docs/experiments.md).
@@ -318,6 +324,13 @@ pub(super) fn train_extract(args: TrainExtractArgs) -> anyhow::Result<ExitCode> 
             lines.push('\n');
         }
         std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.no_page_types_json {
+        let blanked = TrainConfig { trees: TreeSettings { page_type_dropout: 1.0, ..config.trees }, ..config.clone() };
+        eprintln!("train-extract: the same folds with the page types blanked on every page (--no-page-types)");
+        let cv = train::cross_validate(&prepared, &blanked, &|line| eprintln!("train-extract: {line}"))?;
+        print_stdout(&train::render_report(&cv.report))?;
+        std::fs::write(path, serde_json::to_string(&cv.report)?).with_context(|| format!("writing {}", path.display()))?;
     }
     if config.cv_only {
         return Ok(ExitCode::SUCCESS);
