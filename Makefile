@@ -220,7 +220,7 @@ eval-classifier: build  ## goce with each classifier's genre (the default cascad
 eval-prepass:  ## The byte-level pass before html5ever leaves the tree of every page in ../shared/data unchanged, the classifier reads the same features from its own parse as from the renderer's, and the combiner the same block inputs as from Web2Text's (tests/prepass.rs)
 	SHARED=$(abspath $(SHARED)) $(RELEASE_CARGO) test --release --locked --workspace --test sessions -- --ignored prepass::
 
-eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds; fails under CV_FLOORS (~4 min; report in target/eval/combiner-cv.json)
+eval-cv: build  ## The default extractor in domain-grouped 5-fold CV over WCXB-dev (+ CleanEval, Scrapinghub), beside goce on the same folds, and its `--classifier none` twin on the same folds; fails under CV_FLOORS and NO_PAGE_TYPES_CV_FLOORS (~6 min on 2 cores; reports in target/eval/combiner-cv.json and combiner-no-page-types-cv.json)
 	mkdir -p target/eval
 	$(TRAIN_BIN) train-extract --wcxb $(SHARED)/data/wcxb-dev --cleaneval $(SHARED)/data/cleaneval --scrapinghub $(SHARED)/data/scrapinghub --snippets $(SHARED)/data/trafi-dev --cv-only --json target/eval/combiner-cv.json \
 	  --markdown-out target/eval/markdown-cv.jsonl --no-page-types-json target/eval/combiner-no-page-types-cv.json
