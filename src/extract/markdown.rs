@@ -10,9 +10,10 @@
 //! what only the Markdown carries is listed in `docs/markdown.md` (math sources, fence
 //! language tags, list numbers, and with links on, URLs and images' alt text).
 //!
-//! Escaping follows CommonMark: a text line that starts with `1.`, `#`, `-` or `>`
-//! stays text, and `*`, `_`, `` ` ``, `[`…`](`, `<tag`, `&entity;` are escaped where
-//! they would start markup.
+//! Escaping follows CommonMark: a text line that starts with `1.`, `#`, `-`, `*` or `>`
+//! stays text, and `[`…`](`, `<tag`, `&entity;` are escaped where they would start markup;
+//! `*`, `_`, `~`, `` ` `` and `$` where their paragraph holds two of a kind, since one alone
+//! makes no emphasis, code span or formula.
 
 use html5ever::{LocalName, local_name};
 
@@ -260,7 +261,7 @@ impl<'a> Renderer<'a> {
     /// The inline Markdown of an element's lines (a `br`, a block, a list's items), `separator`
     /// between them: a table cell's are joined by `\n`, which a pipe table writes `<br>`.
     fn lines_of(&mut self, id: NodeId, ctx: Context, depth: usize, separator: &str) -> String {
-        let mut inner = Blocks::default();
+        let mut inner = Blocks::for_one_line();
         self.children(id, &mut inner, ctx, depth);
         inner.joined_with(separator)
     }
@@ -300,7 +301,7 @@ impl<'a> Renderer<'a> {
         // Each item's marker width (its continuation lines' indent) and Markdown.
         let mut items: Vec<(usize, String)> = Vec::new();
         for entry in entries {
-            let mut inner = Blocks::default();
+            let mut inner = out.nested();
             if self.is_item(entry) {
                 self.children(entry, &mut inner, item_ctx, depth + 1);
             } else {
@@ -358,7 +359,7 @@ impl<'a> Renderer<'a> {
 
     fn quote(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
         out.flush();
-        let mut inner = Blocks::default();
+        let mut inner = out.nested();
         self.children(id, &mut inner, Context { in_text_block: false, ..ctx }, depth);
         let body = inner.finish();
         if !body.is_empty() {
@@ -575,7 +576,7 @@ impl<'a> Renderer<'a> {
         let Some(src) = element.attr("src").and_then(|s| resolve(base, s)) else { return };
         let alt = element.attr("alt").map(|a| a.split_whitespace().collect::<Vec<_>>().join(" ")).unwrap_or_default();
         let mut text = String::new();
-        escape_text(&alt, false, true, &mut text);
+        escape_text(&alt, false, true, &mut text, None);
         out.raw(&format!("![{text}]({src})"), !self.ends_a_written_word_before(id));
     }
 

@@ -20,12 +20,34 @@ pub(super) struct Blocks {
     pub(super) code_span_end: usize,
     /// A link's text: its brackets are all escaped ([`escape_text`]).
     in_link_text: bool,
+    /// Every paired mark escaped where it stands ([`PAIRED_MARKS`]): in a link's text or a line
+    /// joined from several paragraphs (a heading, a table cell), where marks left alone in
+    /// each would meet.
+    escape_every_mark: bool,
+    /// Where the running paragraph holds a paired mark not escaped (yet).
+    unescaped_marks: Vec<usize>,
 }
+
+/// Marks that make inline markup only in pairs: emphasis (`*`, `_`), strikethrough (`~`), a
+/// code span (`` ` ``) and math (`$`). One alone in a paragraph stays text, so it is escaped
+/// only where its paragraph holds another.
+const PAIRED_MARKS: [u8; 5] = [b'*', b'_', b'~', b'`', b'$'];
 
 impl Blocks {
     /// Blocks for a link's text or an image's alt text, where every bracket is escaped.
     pub(super) fn for_link_text() -> Self {
-        Self { in_link_text: true, ..Self::default() }
+        Self { in_link_text: true, escape_every_mark: true, ..Self::default() }
+    }
+
+    /// Blocks whose lines are joined into one ([`Blocks::joined_with`]).
+    pub(super) fn for_one_line() -> Self {
+        Self { escape_every_mark: true, ..Self::default() }
+    }
+
+    /// Blocks for a structure inside these (a list's item, a block quote), which escape every
+    /// paired mark where these do: their lines may end up on one line too.
+    pub(super) fn nested(&self) -> Self {
+        Self { escape_every_mark: self.escape_every_mark, ..Self::default() }
     }
 
     fn at_line_start(&self) -> bool {
@@ -49,11 +71,34 @@ impl Blocks {
             if line_digits + digits <= 9 && text[digits..].strip_prefix(['.', ')']).is_some_and(marker_ends) {
                 self.inline.push_str(&text[..digits]);
                 self.inline.push('\\');
-                escape_text(&text[digits..], false, self.in_link_text, &mut self.inline);
+                self.escape(&text[digits..], false);
                 return;
             }
         }
-        escape_text(text, at_start, self.in_link_text, &mut self.inline);
+        self.escape(text, at_start);
+    }
+
+    /// Appends `text` escaped; a paired mark is left to [`Blocks::flush`] unless every one is
+    /// escaped here.
+    fn escape(&mut self, text: &str, at_line_start: bool) {
+        let unescaped_marks = (!self.escape_every_mark).then_some(&mut self.unescaped_marks);
+        escape_text(text, at_line_start, self.in_link_text, &mut self.inline, unescaped_marks);
+    }
+
+    /// Escapes the running paragraph's paired marks where it holds two or more of a kind
+    /// (counting those escaped already and those of code spans, formulas and link targets).
+    fn escape_paired_marks(&mut self) {
+        if self.unescaped_marks.is_empty() {
+            return;
+        }
+        let bytes = self.inline.as_bytes();
+        let count = |mark: u8| bytes.iter().filter(|&&b| b == mark).count();
+        let paired: Vec<u8> = PAIRED_MARKS.into_iter().filter(|&mark| count(mark) > 1).collect();
+        let mut at = std::mem::take(&mut self.unescaped_marks);
+        at.retain(|&at| bytes.get(at).is_some_and(|b| paired.contains(b)));
+        for &at in at.iter().rev() {
+            self.inline.insert(at, '\\');
+        }
     }
 
     /// The digits of the line being written where it is a number alone, as an ordered
@@ -79,6 +124,7 @@ impl Blocks {
     }
 
     pub(super) fn flush(&mut self) {
+        self.escape_paired_marks();
         let paragraph = self.inline.trim_end();
         if !paragraph.is_empty() {
             let paragraph = paragraph.to_string();
@@ -151,10 +197,11 @@ impl Blocks {
 }
 
 /// Escapes `text` for a Markdown paragraph; `at_line_start`: it begins a line, where
-/// block markers (`#`, `>`, `-`, `+`, `1.`, `=`) would start a structure; `in_link_text`: it is
-/// a link's text or an image's alt text, where an unmatched `[` or `]` would end or break the
-/// link, so every bracket is escaped.
-pub(super) fn escape_text(text: &str, at_line_start: bool, in_link_text: bool, out: &mut String) {
+/// block markers (`#`, `>`, `-`, `+`, `*`, `1.`, `=`) would start a structure; `in_link_text`: it
+/// is a link's text or an image's alt text, where an unmatched `[` or `]` would end or break
+/// the link, so every bracket is escaped. A paired mark ([`PAIRED_MARKS`]) is escaped, or,
+/// with `unescaped_marks`, written bare and its place in `out` pushed there.
+pub(super) fn escape_text(text: &str, at_line_start: bool, in_link_text: bool, out: &mut String, mut unescaped_marks: Option<&mut Vec<usize>>) {
     let rest = if at_line_start { escape_line_start(text, out) } else { text };
     escape_bare_end(rest, out);
     let before = out.chars().next_back();
@@ -167,19 +214,30 @@ pub(super) fn escape_text(text: &str, at_line_start: bool, in_link_text: bool, o
         }
         let after = &rest[at + 1..];
         let next = after.chars().next();
+        let prev = rest[..at].chars().next_back().or(before);
+        // Between spaces `*`, `_` and `~` neither open nor close (CommonMark's flanking rule).
+        if matches!(byte, b'*' | b'_' | b'~') && prev.is_none_or(char::is_whitespace) && next.is_some_and(char::is_whitespace) {
+            continue;
+        }
         let escaped = match byte {
-            b'_' => {
-                let prev = rest[..at].chars().next_back().or(before);
-                !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric))
-            }
+            b'_' => !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric)),
             b'[' => in_link_text || next.is_none_or(|n| n == '^'),
             b']' => in_link_text || next.is_none_or(|n| matches!(n, '(' | '[' | ':')),
             b'<' => next.is_some_and(opens_html),
             b'&' => looks_like_entity(after),
             b'!' => next == Some('['),
-            // `\`, `` ` ``, `*` and `~` may escape, open or close a mark wherever they stand;
-            // so may `$`, since math readers (GitHub's among them) take `$…$` for a formula.
+            // A backslash may escape what follows it wherever it stands; `` ` ``, `*` and `~`
+            // may open or close a mark, and so may `$`, since math readers (GitHub's among
+            // them) take `$…$` for a formula.
             _ => true,
+        };
+        let escaped = match unescaped_marks.as_deref_mut() {
+            Some(marks) if escaped && PAIRED_MARKS.contains(&byte) => {
+                // Written bare: `rest[copied..=at]` is copied after what `out` holds.
+                marks.push(out.len() + at - copied);
+                false
+            }
+            _ => escaped,
         };
         if escaped {
             out.push_str(&rest[copied..at]);
@@ -190,8 +248,8 @@ pub(super) fn escape_text(text: &str, at_line_start: bool, in_link_text: bool, o
     out.push_str(&rest[copied..]);
 }
 
-/// Writes the start of a line that would open a block (`# `, `> `, `- `, `+ `, `1. `, `===`)
-/// escaped; returns the rest of the text.
+/// Writes the start of a line that would open a block (`# `, `> `, `- `, `+ `, `* `, `1. `,
+/// `===`, `_ _ _`) escaped; returns the rest of the text.
 fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
     let bytes = text.as_bytes();
     let Some(&first) = bytes.first() else { return text };
@@ -208,6 +266,16 @@ fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
         b'>' => {
             out.push('\\');
             text
+        }
+        // A bullet, or a rule (`* * *`, which holds other stars for the paragraph to escape).
+        b'*' if ends_or_space(next) => {
+            out.push_str("\\*");
+            &text[1..]
+        }
+        // A rule (`_ _ _`), whose marks between spaces are left bare.
+        b'_' if bytes.iter().all(|&b| b == b'_' || b == b' ') => {
+            out.push_str("\\_");
+            &text[1..]
         }
         b'-' | b'+' | b'=' => {
             let all_same = bytes.iter().all(|&b| b == first || b == b' ');
