@@ -13,7 +13,7 @@
 //! Escaping follows CommonMark: a text line that starts with `1.`, `#`, `-`, `*` or `>`
 //! stays text, and `[`…`](`, `<tag`, `&entity;` are escaped where they would start markup;
 //! `*`, `_`, `~`, `` ` `` and `$` where their paragraph holds two of a kind, since one alone
-//! makes no emphasis, code span or formula.
+//! makes no emphasis, code span or formula (in a heading, a table cell or a link's text, each).
 
 use html5ever::{LocalName, local_name};
 
