@@ -12,8 +12,9 @@
 //!
 //! Escaping follows CommonMark: a text line that starts with `1.`, `#`, `-`, `*` or `>`
 //! stays text, and `[`…`](`, `<tag`, `&entity;` are escaped where they would start markup;
-//! `*`, `_`, `~`, `` ` `` and `$` where their paragraph holds two of a kind, since one alone
-//! makes no emphasis, code span or formula (in a heading, a table cell or a link's text, each).
+//! `*`, `_`, `~`, `` ` `` and `$` where what is read as one run of inline text (a paragraph,
+//! a heading, a pipe table's cell) holds two of a kind, since one alone makes no emphasis, code
+//! span or formula (in a link's text or a block inside a heading or a cell, each).
 
 use html5ever::{LocalName, local_name};
 
@@ -23,7 +24,7 @@ use crate::extract::web2text::cdom::{Cdom, MAX_DEPTH, PERMALINK_MARKS};
 mod tex;
 mod writer;
 use tex::{write_formula, write_with_tex};
-use writer::{Blocks, Kind, escape_closing_hashes, escape_text};
+use writer::{Blocks, Kind, Line, escape_closing_hashes, escape_paired, escape_text};
 
 /// What the Markdown holds besides the text and its structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -252,23 +253,24 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// The inline Markdown of an element's content on one line: for headings, captions,
-    /// link texts.
-    fn inline_of(&mut self, id: NodeId, ctx: Context, depth: usize) -> String {
-        self.lines_of(id, ctx, depth, " ")
+    /// The inline Markdown of an element's content on one line, which is read alone: a
+    /// heading's, a caption's.
+    fn inline_of(&mut self, id: NodeId, within: &Blocks, ctx: Context, depth: usize) -> String {
+        self.lines_of(id, within, ctx, depth, " ").escaped()
     }
 
     /// The inline Markdown of an element's lines (a `br`, a block, a list's items), `separator`
-    /// between them: a table cell's are joined by `\n`, which a pipe table writes `<br>`.
-    fn lines_of(&mut self, id: NodeId, ctx: Context, depth: usize, separator: &str) -> String {
-        let mut inner = Blocks::for_one_line();
+    /// between them: a table cell's are joined by `\n`, which a pipe table writes `<br>`. Its
+    /// paired marks are left for the caller to escape with what they may pair with.
+    fn lines_of(&mut self, id: NodeId, within: &Blocks, ctx: Context, depth: usize, separator: &str) -> Line {
+        let mut inner = within.for_one_line();
         self.children(id, &mut inner, ctx, depth);
         inner.joined_with(separator)
     }
 
     fn heading(&mut self, id: NodeId, level: usize, out: &mut Blocks, depth: usize) {
         out.flush();
-        let text = self.inline_of(id, Context { in_text_block: false, flat: true }, depth);
+        let text = self.inline_of(id, out, Context { in_text_block: false, flat: true }, depth);
         let text = without_permalink(&text);
         if !text.is_empty() {
             let text = escape_closing_hashes(text);
@@ -600,7 +602,7 @@ impl<'a> Renderer<'a> {
         let space = self.first_content_leaf(id).is_some_and(|l| self.separated(l));
         let mut inner = Blocks::for_link_text();
         self.children(id, &mut inner, Context { flat: true, ..ctx }, depth);
-        let text = inner.joined_with(" ");
+        let text = inner.joined_with(" ").escaped();
         if text.is_empty() {
             return;
         }
@@ -618,18 +620,18 @@ impl<'a> Renderer<'a> {
         out.flush();
         // The caption reads before the table.
         for c in self.dom.element_children(id).filter(|&c| self.dom.element(c).is_some_and(|e| e.is(&local_name!("caption")))) {
-            let caption = self.inline_of(c, Context { in_text_block: true, flat: true }, depth);
+            let caption = self.inline_of(c, out, Context { in_text_block: true, flat: true }, depth);
             if !caption.is_empty() {
                 out.block(caption, Kind::Other);
             }
         }
         let cell_ctx = Context { in_text_block: true, flat: true };
         let leaf_before_cells = self.last_leaf;
-        let mut grid: Vec<Vec<String>> = Vec::new();
+        let mut grid: Vec<Vec<Line>> = Vec::new();
         // Columns taken in later rows by a cell spanning rows: (row, column).
         let mut taken: foldhash::HashSet<(usize, usize)> = Default::default();
         for (r, &row) in rows.iter().enumerate() {
-            let mut cells: Vec<String> = Vec::new();
+            let mut cells: Vec<Line> = Vec::new();
             let mut column = 0;
             for cell in self.dom.element_children(row) {
                 let Some(e) = self.dom.element(cell) else { continue };
@@ -640,26 +642,24 @@ impl<'a> Renderer<'a> {
                     column += 1;
                 }
                 let (colspan, rowspan) = (span(e, "colspan"), span(e, "rowspan").min(rows.len() - r));
-                let text = if self.has_content[cell] { self.lines_of(cell, cell_ctx, depth + 1, "\n").replace('|', "\\|") } else { String::new() };
+                let text = if self.has_content[cell] { self.lines_of(cell, out, cell_ctx, depth + 1, "\n") } else { Line::default() };
                 for c in column..column + colspan {
                     for below in r + 1..r + rowspan {
                         taken.insert((below, c));
                     }
                 }
-                if cells.len() < column {
-                    cells.resize(column, String::new());
-                }
+                cells.resize_with(cells.len().max(column), Line::default);
                 cells.push(text);
-                cells.extend(std::iter::repeat_n(String::new(), colspan - 1));
+                cells.extend(std::iter::repeat_with(Line::default).take(colspan - 1));
                 column += colspan;
             }
             grid.push(cells);
         }
         // GFM wants a header row: the first row left is it (a `th` row where the page has one).
         // Rows with nothing kept go; so do columns empty in every row left.
-        let kept: Vec<Vec<String>> = grid.into_iter().filter(|r| r.iter().any(|c| !c.is_empty())).collect();
+        let mut kept: Vec<Vec<Line>> = grid.into_iter().filter(|r| r.iter().any(|c| !c.text.is_empty())).collect();
         let width = kept.iter().map(Vec::len).max().unwrap_or(0);
-        let used: Vec<usize> = (0..width).filter(|&c| kept.iter().any(|r| r.get(c).is_some_and(|t| !t.is_empty()))).collect();
+        let used: Vec<usize> = (0..width).filter(|&c| kept.iter().any(|r| r.get(c).is_some_and(|t| !t.text.is_empty()))).collect();
         if kept.len() < 2 || used.len() < 2 || used.len() > MAX_COLUMNS {
             // Not a grid, so no pipe table's one-line cell to fit: a kept list in a cell (a
             // row of link columns) stays a list, and a `pre` a code block (a highlighter's
@@ -674,14 +674,22 @@ impl<'a> Renderer<'a> {
                 out.flush();
                 return;
             }
-            for row in kept {
-                let line: Vec<&str> = row.iter().map(String::as_str).filter(|c| !c.is_empty()).collect();
-                out.block(line.join(" ").replace("\\|", "|").replace('\n', " "), Kind::Other);
+            for mut row in kept {
+                // The row is one paragraph, where the marks of its cells may pair.
+                escape_paired(&mut row);
+                let line: Vec<&str> = row.iter().map(|c| c.text.as_str()).filter(|c| !c.is_empty()).collect();
+                out.block(line.join(" ").replace('\n', " "), Kind::Other);
             }
             return;
         }
-        let line = |row: &Vec<String>| -> String {
-            let cells: Vec<&str> = used.iter().map(|&c| row.get(c).map_or("", String::as_str)).collect();
+        // A pipe table's reader splits a row into cells before it reads their inline markup
+        // (GFM), so a cell's marks pair only within it.
+        for cell in kept.iter_mut().flatten() {
+            escape_paired(std::slice::from_mut(cell));
+            cell.text = cell.text.replace('|', "\\|");
+        }
+        let line = |row: &Vec<Line>| -> String {
+            let cells: Vec<&str> = used.iter().map(|&c| row.get(c).map_or("", |cell| cell.text.as_str())).collect();
             format!("| {} |", cells.join(" | ")).replace('\n', "<br>")
         };
         let mut lines = vec![line(&kept[0]), format!("|{}", " --- |".repeat(used.len()))];

@@ -20,12 +20,51 @@ pub(super) struct Blocks {
     pub(super) code_span_end: usize,
     /// A link's text: its brackets are all escaped ([`escape_text`]).
     in_link_text: bool,
-    /// Every paired mark escaped where it stands ([`PAIRED_MARKS`]): in a link's text or a line
-    /// joined from several paragraphs (a heading, a table cell), where marks left alone in
-    /// each would meet.
+    /// Every paired mark escaped where it stands ([`PAIRED_MARKS`]): in a link's text, and in
+    /// a block inside a line (a quote in a cell, a table in a heading: [`Blocks::nested`]),
+    /// whose Markdown reaches that line as finished text.
     escape_every_mark: bool,
+    /// The paragraphs are joined into one line ([`Blocks::joined_with`]), whose caller knows the
+    /// whole of what its marks may pair with: the paired marks left bare are held for it.
+    one_line: bool,
     /// Where the running paragraph holds a paired mark not escaped (yet).
     unescaped_marks: Vec<usize>,
+    /// With `one_line`: a finished paragraph's index in `done` and its paired marks left bare.
+    held_marks: Vec<(usize, Vec<usize>)>,
+}
+
+/// A line of Markdown (a heading's, a table cell's) and where it holds a paired mark left bare,
+/// to be escaped by [`escape_paired`] once all that the line's marks may pair with is known.
+#[derive(Debug, Default)]
+pub(super) struct Line {
+    pub(super) text: String,
+    bare_marks: Vec<usize>,
+}
+
+impl Line {
+    /// The line alone, its paired marks escaped where it holds two or more of a kind.
+    pub(super) fn escaped(mut self) -> String {
+        escape_paired(std::slice::from_mut(&mut self));
+        self.text
+    }
+}
+
+/// Escapes the paired marks left bare in `lines`, read as one stretch of inline text (a
+/// paragraph, or a table's row written as a line): those of a kind the stretch holds twice or
+/// more (counting those escaped already and those of code spans, formulas and link targets).
+pub(super) fn escape_paired(lines: &mut [Line]) {
+    if lines.iter().all(|line| line.bare_marks.is_empty()) {
+        return;
+    }
+    let count = |mark: u8| lines.iter().map(|line| line.text.bytes().filter(|&b| b == mark).count()).sum::<usize>();
+    let paired: Vec<u8> = PAIRED_MARKS.into_iter().filter(|&mark| count(mark) > 1).collect();
+    for line in lines {
+        for at in std::mem::take(&mut line.bare_marks).into_iter().rev() {
+            if line.text.as_bytes().get(at).is_some_and(|b| paired.contains(b)) {
+                line.text.insert(at, '\\');
+            }
+        }
+    }
 }
 
 /// Marks that make inline markup only in pairs: emphasis (`*`, `_`), strikethrough (`~`), a
@@ -39,15 +78,17 @@ impl Blocks {
         Self { in_link_text: true, escape_every_mark: true, ..Self::default() }
     }
 
-    /// Blocks whose lines are joined into one ([`Blocks::joined_with`]).
-    pub(super) fn for_one_line() -> Self {
-        Self { escape_every_mark: true, ..Self::default() }
+    /// Blocks for a line inside these (a heading, a table cell), their lines joined into one
+    /// ([`Blocks::joined_with`]).
+    pub(super) fn for_one_line(&self) -> Self {
+        Self { one_line: true, ..self.nested() }
     }
 
-    /// Blocks for a structure inside these (a list's item, a block quote), which escape every
-    /// paired mark where these do: their lines may end up on one line too.
+    /// Blocks for a structure inside these (a list's item, a block quote, a line), which
+    /// escape every paired mark where these are or lie inside one line: their Markdown reaches
+    /// that line as finished text, beside the line's other marks.
     pub(super) fn nested(&self) -> Self {
-        Self { escape_every_mark: self.escape_every_mark, ..Self::default() }
+        Self { escape_every_mark: self.escape_every_mark || self.one_line, ..Self::default() }
     }
 
     fn at_line_start(&self) -> bool {
@@ -85,22 +126,6 @@ impl Blocks {
         escape_text(text, at_line_start, self.in_link_text, &mut self.inline, unescaped_marks);
     }
 
-    /// Escapes the running paragraph's paired marks where it holds two or more of a kind
-    /// (counting those escaped already and those of code spans, formulas and link targets).
-    fn escape_paired_marks(&mut self) {
-        if self.unescaped_marks.is_empty() {
-            return;
-        }
-        let bytes = self.inline.as_bytes();
-        let count = |mark: u8| bytes.iter().filter(|&&b| b == mark).count();
-        let paired: Vec<u8> = PAIRED_MARKS.into_iter().filter(|&mark| count(mark) > 1).collect();
-        let mut at = std::mem::take(&mut self.unescaped_marks);
-        at.retain(|&at| bytes.get(at).is_some_and(|b| paired.contains(b)));
-        for &at in at.iter().rev() {
-            self.inline.insert(at, '\\');
-        }
-    }
-
     /// The digits of the line being written where it is a number alone, as an ordered
     /// list's marker begins.
     fn line_number_digits(&self) -> Option<usize> {
@@ -123,13 +148,21 @@ impl Blocks {
         }
     }
 
+    /// Finishes the running paragraph, escaping its paired marks where it holds two or more of
+    /// a kind, or, in one line, holding them for [`Blocks::joined_with`].
     pub(super) fn flush(&mut self) {
-        self.escape_paired_marks();
-        let paragraph = self.inline.trim_end();
-        if !paragraph.is_empty() {
-            let paragraph = paragraph.to_string();
-            self.done.push((Kind::Paragraph, paragraph));
+        let mut paragraph = Line { text: std::mem::take(&mut self.inline), bare_marks: std::mem::take(&mut self.unescaped_marks) };
+        if !self.one_line {
+            escape_paired(std::slice::from_mut(&mut paragraph));
         }
+        let text = paragraph.text.trim_end();
+        if !text.is_empty() {
+            if !paragraph.bare_marks.is_empty() {
+                self.held_marks.push((self.done.len(), paragraph.bare_marks));
+            }
+            self.done.push((Kind::Paragraph, text.to_string()));
+        }
+        self.inline = paragraph.text;
         self.inline.clear();
         self.code_span_end = 0;
     }
@@ -180,16 +213,32 @@ impl Blocks {
     }
 
     /// Every non-empty line, trimmed, `separator` between them (a space for one line: a
-    /// heading, a link's text).
-    pub(super) fn joined_with(mut self, separator: &str) -> String {
+    /// heading, a link's text), with the paired marks left bare in them.
+    pub(super) fn joined_with(mut self, separator: &str) -> Line {
         self.flush();
-        let mut out = String::new();
-        for (_, text) in &self.done {
-            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                if !out.is_empty() {
-                    out.push_str(separator);
+        let mut out = Line::default();
+        let mut held = self.held_marks.into_iter().peekable();
+        for (i, (_, text)) in self.done.iter().enumerate() {
+            let marks = held.next_if(|(block, _)| *block == i).map(|(_, marks)| marks).unwrap_or_default();
+            let mut marks = marks.into_iter().peekable();
+            let mut line_start = 0;
+            for line in text.split('\n') {
+                let start = line_start + (line.len() - line.trim_start().len());
+                line_start += line.len() + 1;
+                let line = line.trim();
+                if line.is_empty() {
+                    continue;
                 }
-                out.push_str(line);
+                if !out.text.is_empty() {
+                    out.text.push_str(separator);
+                }
+                // A mark is never whitespace, so the trimming drops none.
+                while let Some(at) = marks.next_if(|&at| at < start + line.len()) {
+                    if let Some(in_line) = at.checked_sub(start) {
+                        out.bare_marks.push(out.text.len() + in_line);
+                    }
+                }
+                out.text.push_str(line);
             }
         }
         out
