@@ -361,6 +361,12 @@ impl<'a> Renderer<'a> {
 
     fn quote(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
         out.flush();
+        if ctx.flat {
+            // On one line (a cell's), a quote is its lines' text: `>` there marks nothing.
+            self.children(id, out, ctx, depth);
+            out.flush();
+            return;
+        }
         let mut inner = out.nested();
         self.children(id, &mut inner, Context { in_text_block: false, ..ctx }, depth);
         let body = inner.finish();
@@ -685,7 +691,7 @@ impl<'a> Renderer<'a> {
         // A pipe table's reader splits a row into cells before it reads their inline markup
         // (GFM), so a cell's marks pair only within it.
         for cell in kept.iter_mut().flatten() {
-            escape_paired(std::slice::from_mut(cell));
+            cell.escape();
             cell.text = cell.text.replace('|', "\\|");
         }
         let line = |row: &Vec<Line>| -> String {

@@ -429,6 +429,13 @@ fn an_image_inside_a_word_leaves_the_word_whole() {
 fn block_quotes_and_line_breaks() {
     let markdown = md("<body><blockquote><p>Quoted one.</p><p>Quoted two<br>- and a line</p></blockquote></body>");
     assert_eq!(markdown, "> Quoted one.\n>\n> Quoted two\n> \\- and a line");
+    // On one line (a cell, a heading) a quote is its lines' text: a `>` there would be text.
+    let html = "<body><table><tr><th>Who</th><th>Said</th></tr>\
+        <tr><td>Ann</td><td><blockquote><p>One.</p><p>Two.</p></blockquote></td></tr></table>\
+        <h2>Title <blockquote>quoted</blockquote></h2></body>";
+    let (markdown, text) = both(html);
+    assert_eq!(markdown, "| Who | Said |\n| --- | --- |\n| Ann | One.<br>Two. |\n\n## Title quoted");
+    assert_eq!(read_back(&markdown).words, words(&text), "{markdown}");
 }
 
 #[test]

@@ -42,9 +42,14 @@ pub(super) struct Line {
 }
 
 impl Line {
+    /// Escapes the line's bare paired marks, the line read alone.
+    pub(super) fn escape(&mut self) {
+        escape_paired(std::slice::from_mut(self));
+    }
+
     /// The line alone, its paired marks escaped where it holds two or more of a kind.
     pub(super) fn escaped(mut self) -> String {
-        escape_paired(std::slice::from_mut(&mut self));
+        self.escape();
         self.text
     }
 }
@@ -153,7 +158,7 @@ impl Blocks {
     pub(super) fn flush(&mut self) {
         let mut paragraph = Line { text: std::mem::take(&mut self.inline), bare_marks: std::mem::take(&mut self.unescaped_marks) };
         if !self.one_line {
-            escape_paired(std::slice::from_mut(&mut paragraph));
+            paragraph.escape();
         }
         let text = paragraph.text.trim_end();
         if !text.is_empty() {
