@@ -3,7 +3,7 @@
 
 use html5ever::local_name;
 
-use super::writer::{Blocks, Kind, Line, escape_paired};
+use super::writer::{Blocks, Kind, Line, escape_block_start, escape_paired};
 use super::{Context, Renderer, is_code_block, is_list};
 use crate::dom::{Dom, NodeData, NodeId, heading_level};
 
@@ -42,7 +42,7 @@ impl Renderer<'_> {
         for c in self.dom.element_children(id).filter(|&c| self.dom.element(c).is_some_and(|e| e.is(&local_name!("caption")))) {
             let caption = self.inline_of(c, out, Context { in_text_block: true, flat: true }, depth);
             if !caption.is_empty() {
-                out.block(caption, Kind::Other);
+                out.block(escape_block_start(&caption), Kind::Other);
             }
         }
         let cell_ctx = Context { in_text_block: true, flat: true };
@@ -98,7 +98,7 @@ impl Renderer<'_> {
                 // The row is one paragraph, where the marks of its cells may pair.
                 escape_paired(&mut row);
                 let line: Vec<&str> = row.iter().map(|c| c.text.as_str()).filter(|c| !c.is_empty()).collect();
-                out.block(line.join(" ").replace('\n', " "), Kind::Other);
+                out.block(escape_block_start(&line.join(" ").replace('\n', " ")), Kind::Other);
             }
             return;
         }

@@ -382,6 +382,26 @@ fn text_that_looks_like_markup_stays_text() {
 }
 
 #[test]
+fn a_heading_or_a_cell_escapes_no_block_marker() {
+    // A reader takes a heading's and a cell's content as inline text: `1.`, `#`, `-` and `>`
+    // open nothing there. A caption, or a row written as a line, is a paragraph, where they do.
+    let html = "<body><h4>1. Step one</h4><h4>- a dash</h4><table><caption>1. Prices</caption><tr><th>#</th><th>City</th></tr>\
+        <tr><td>1. San Jose</td><td>&gt; 84.7</td></tr><tr><td>2. Oakland</td><td>- 69.0</td></tr></table>\
+        <table><tr><td>1. Only</td><td>one row</td></tr></table></body>";
+    let (markdown, text) = both(html);
+    assert_eq!(
+        markdown,
+        "#### 1. Step one\n\n#### - a dash\n\n1\\. Prices\n\n| # | City |\n| --- | --- |\n| 1. San Jose | > 84.7 |\n| 2. Oakland | - 69.0 |\n\n1\\. Only one row"
+    );
+    let read = read_back(&markdown);
+    let headings: Vec<String> = read.headings.iter().map(|(_, h)| h.clone()).collect();
+    assert_eq!(headings, ["1. Step one", "- a dash"]);
+    assert!(read.items.is_empty(), "{markdown}");
+    assert_eq!(read.table_rows[1], ["1. San Jose", "> 84.7"], "{markdown}");
+    assert_eq!(read.words, words(&text), "{markdown}");
+}
+
+#[test]
 fn only_the_kept_blocks_are_written() {
     let html = "<body><nav><ul><li>Home</li><li>About</li></ul></nav><article><h2>Title</h2><p>Body text here.</p></article></body>";
     let (dom, cdom) = blocks(html);

@@ -108,10 +108,16 @@ impl Blocks {
         if space && !self.at_line_start() && !self.inline.ends_with(' ') {
             self.inline.push(' ');
         }
-        let at_start = self.at_line_start();
+        // In one line (a heading's, a cell's) or a link's text, a reader takes what a line
+        // begins with as inline text: `#### 1. Step` is a heading, not a list.
+        let opens_blocks = !self.one_line && !self.in_link_text;
+        let at_start = opens_blocks && self.at_line_start();
         // A number, then `.` or more digits and `.` from the next node (`<span>1</span>. Total`,
         // `<span>3</span><span>1.</span>`) would start a list.
-        if !at_start && let Some(line_digits) = self.line_number_digits() {
+        if opens_blocks
+            && !at_start
+            && let Some(line_digits) = self.line_number_digits()
+        {
             let digits = text.bytes().take_while(u8::is_ascii_digit).count();
             let marker_ends = |rest: &str| rest.is_empty() || rest.starts_with([' ', '\t']);
             if line_digits + digits <= 9 && text[digits..].strip_prefix(['.', ')']).is_some_and(marker_ends) {
@@ -351,6 +357,16 @@ fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
         }
         _ => text,
     }
+}
+
+/// A line of inline Markdown (one written by [`Blocks::for_one_line`]) written as a paragraph
+/// of its own (a table's caption, a row written as a line), its start escaped where it would
+/// open a block.
+pub(super) fn escape_block_start(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len() + 1);
+    let rest = escape_line_start(markdown, &mut out);
+    out.push_str(rest);
+    out
 }
 
 /// Escapes a `<`, `&` or `!` that ends what is written when `text`, written next, makes it open
