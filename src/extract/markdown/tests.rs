@@ -402,6 +402,15 @@ fn a_heading_or_a_cell_escapes_no_block_marker() {
 }
 
 #[test]
+fn a_bracket_ending_a_run_of_text_is_escaped_where_the_next_run_makes_it_markup() {
+    // `](`, `]:` and `[^` across two runs of the page's text; an excerpt's `[…]` at the end.
+    let html = "<body><p>[x<b>]</b>(y) and [<i>^1</i>] and [email]<span>:</span> z</p><p>Read more […]</p></body>";
+    let (markdown, text) = both(html);
+    assert_eq!(markdown, "[x\\](y) and \\[^1] and [email\\]: z\n\nRead more […]");
+    assert_eq!(read_back(&markdown).words, words(&text), "{markdown}");
+}
+
+#[test]
 fn only_the_kept_blocks_are_written() {
     let html = "<body><nav><ul><li>Home</li><li>About</li></ul></nav><article><h2>Title</h2><p>Body text here.</p></article></body>";
     let (dom, cdom) = blocks(html);
@@ -495,17 +504,19 @@ fn text_is_escaped_by_what_is_beside_each_mark_in_any_script() {
     // `_` inside a word of any script stays; beside a space, a mark or the text's edge it is escaped.
     assert_eq!(escaped("", "é_é x_y 日本_ _a"), "é_é x_y 日本\\_ \\_a");
     assert_eq!(escaped("é", "_a"), "_a", "the character already written is the mark's neighbour");
-    assert_eq!(escaped("", "[^1] a[b end["), "\\[^1] a[b end\\[");
-    assert_eq!(escaped("", "x] x]( x]y x]"), "x] x\\]( x]y x\\]");
+    assert_eq!(escaped("", "[^1] a[b end["), "\\[^1] a[b end[");
+    assert_eq!(escaped("", "x] x]( x]y x]"), "x] x\\]( x]y x]");
     assert_eq!(escaped("", "a<b a < b"), "a\\<b a < b");
     assert_eq!(escaped("", "&amp; &#39; & x &ü;"), "\\&amp; \\&#39; & x &ü;");
     // A mark that ends what was written is escaped when the text after it makes it one.
     assert_eq!(written("x <", "b> & c"), "x \\<b> & c");
+    assert_eq!(written("end [", "^1]"), "end \\[^1]");
+    assert_eq!(written("x]", "(y) [z]"), "x\\](y) [z]");
     assert_eq!(written("x \\<", "b"), "x \\<b", "escaped already");
     assert_eq!(written("x \\\\<", "b"), "x \\\\\\<b", "after an escaped backslash");
     assert_eq!(written("x &", "amp; <"), "x \\&amp; <");
     assert_eq!(written("x <", " b &"), "x < b &");
-    assert_eq!(written("x!", "[1]"), "x\\![1\\]");
+    assert_eq!(written("x!", "[1]"), "x\\![1]");
     assert_eq!(escaped("", "hi! ![x"), "hi! \\![x");
     assert_eq!(escaped("", "$5 ~ * ` \\ ü"), "\\$5 ~ * \\` \\\\ ü", "`*`, `_`, `~` between spaces open nothing");
     assert_eq!(escaped("", "a*b ~c_ d~ $5"), "a\\*b \\~c\\_ d\\~ \\$5");

@@ -281,8 +281,9 @@ pub(super) fn escape_text(text: &str, at_line_start: bool, in_link_text: bool, o
         }
         let escaped = match byte {
             b'_' => !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric)),
-            b'[' => in_link_text || next.is_none_or(|n| n == '^'),
-            b']' => in_link_text || next.is_none_or(|n| matches!(n, '(' | '[' | ':')),
+            // At the text's end, [`escape_bare_end`] escapes it if the next text makes it markup.
+            b'[' => in_link_text || next == Some('^'),
+            b']' => in_link_text || next.is_some_and(closes_a_link_before),
             b'<' => next.is_some_and(opens_html),
             b'&' => looks_like_entity(after),
             b'!' => next == Some('['),
@@ -369,16 +370,18 @@ pub(super) fn escape_block_start(markdown: &str) -> String {
     out
 }
 
-/// Escapes a `<`, `&` or `!` that ends what is written when `text`, written next, makes it open
-/// an HTML tag, a character reference or an image: a page's text comes in runs (`&lt;<a>b</a>`
-/// is `<` then `b`; `it!<a>[1]</a>` is `it!` then a link), and a mark at a run's end could not
-/// see the character after it.
+/// Escapes a `<`, `&`, `!`, `[` or `]` that ends what is written when `text`, written next,
+/// makes it open an HTML tag, a character reference, an image, a footnote or a link's target: a
+/// page's text comes in runs (`&lt;<a>b</a>` is `<` then `b`; `it!<a>[1]</a>` is `it!` then a
+/// link; `[<a>x</a>](y)`), and a mark at a run's end could not see the character after it.
 fn escape_bare_end(text: &str, out: &mut String) {
     let Some(mark) = out.chars().next_back() else { return };
     let forms = match mark {
         '<' => text.chars().next().is_some_and(opens_html),
         '&' => looks_like_entity(text),
         '!' => text.starts_with('['),
+        '[' => text.starts_with('^'),
+        ']' => text.chars().next().is_some_and(closes_a_link_before),
         _ => false,
     };
     if !forms {
@@ -390,6 +393,12 @@ fn escape_bare_end(text: &str, out: &mut String) {
     if backslashes % 2 == 0 {
         out.insert(at, '\\');
     }
+}
+
+/// Whether a `]` before `next` may end a link's text (`](url)`, `][label]`) or a link
+/// reference's label (`]: url`).
+fn closes_a_link_before(next: char) -> bool {
+    matches!(next, '(' | '[' | ':')
 }
 
 /// Whether a `<` before `next` may open an HTML tag, comment or declaration.
