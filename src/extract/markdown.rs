@@ -63,8 +63,8 @@ struct Context {
     /// Inside a block that holds running text (a paragraph, list item, cell, caption,
     /// heading): images there are part of it.
     in_text_block: bool,
-    /// Inside a heading, cell or link text, written on one line: lists there are their
-    /// items' text (a number marker would add a word).
+    /// Inside a heading, cell or link text, written on one line: lists and quotes there are
+    /// their lines' text (a number marker would add a word), and a `pre` a code span.
     flat: bool,
 }
 
@@ -177,6 +177,13 @@ impl<'a> Renderer<'a> {
                     return self.heading(id, level, out, depth);
                 }
                 match *name {
+                    // On one line (a heading's, a cell's) a list or a quote is its lines' text: an
+                    // item's number or a `>` there would be text, not structure.
+                    _ if ctx.flat && (is_list(name) || matches!(*name, local_name!("li") | local_name!("blockquote"))) => {
+                        out.flush();
+                        self.children(id, out, ctx, depth);
+                        out.flush();
+                    }
                     _ if is_list(name) || *name == local_name!("li") => self.list(id, out, ctx, depth),
                     // On one line (a cell's one-line `pre`), code is a code span.
                     _ if is_code_block(name) && !ctx.flat => self.code_block(id, out, depth),
@@ -262,11 +269,6 @@ impl<'a> Renderer<'a> {
     /// A `ul`/`ol` (or a stray `li`, a list of one).
     fn list(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
         out.flush();
-        if ctx.flat {
-            self.children(id, out, ctx, depth);
-            out.flush();
-            return;
-        }
         let element = self.dom.element(id);
         let ordered = element.is_some_and(|e| e.is(&local_name!("ol")));
         let mut number: i64 = element.and_then(|e| e.attr("start")).and_then(|s| s.trim().parse().ok()).unwrap_or(1).clamp(0, 999_999_999);
@@ -342,12 +344,6 @@ impl<'a> Renderer<'a> {
 
     fn quote(&mut self, id: NodeId, out: &mut Blocks, ctx: Context, depth: usize) {
         out.flush();
-        if ctx.flat {
-            // On one line (a cell's), a quote is its lines' text: `>` there marks nothing.
-            self.children(id, out, ctx, depth);
-            out.flush();
-            return;
-        }
         let mut inner = out.nested();
         self.children(id, &mut inner, Context { in_text_block: false, ..ctx }, depth);
         let body = inner.finish();
