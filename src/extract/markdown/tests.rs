@@ -532,8 +532,8 @@ fn a_mark_alone_in_its_paragraph_stays_bare_and_two_of_a_kind_are_escaped() {
     assert_eq!(
         markdown,
         "Liebe Leser*innen, das kostet $5 bei @_user.\n\n\
-         Mitarbeiter\\*innen und Kund\\*innen zahlen \\$5 oder \\$10 bei @\\_user_x.\n\n\
-         Preis `a*b` * inkl.\n\n\\* Alle Preise\n\n\\_ _ \\_\n\n## Fragen*"
+         Mitarbeiter\\*innen und Kund\\*innen zahlen \\$5 oder \\$10 bei @_user_x.\n\n\
+         Preis `a*b` * inkl.\n\n\\* Alle Preise\n\n\\_ _ _\n\n## Fragen*"
     );
     let read = read_back(&markdown);
     assert_eq!(read.marks, marks(&text), "no mark made markup: {markdown}");
@@ -541,6 +541,39 @@ fn a_mark_alone_in_its_paragraph_stays_bare_and_two_of_a_kind_are_escaped() {
     // A cell is one line: the marks of its quote's paragraphs meet there, so each is escaped.
     let cell = md("<body><table><tr><th>a</th><th>b</th></tr><tr><td><blockquote><p>x*y</p><p>z*w</p></blockquote></td><td>c</td></tr></table></body>");
     assert!(cell.contains("x\\*y") && cell.contains("z\\*w"), "{cell}");
+}
+
+#[test]
+fn emphasis_marks_are_escaped_only_where_one_may_open_before_one_that_may_close() {
+    // CommonMark's flanking rules: `_` inside a word, a star after a word and before a space,
+    // a tilde before a number after a space open or close nothing where nothing pairs them.
+    for (html, want) in [
+        ("<p>snake_case_name and other_name_x</p>", "snake_case_name and other_name_x"),
+        ("<p>Preis* und Kosten* inkl.</p>", "Preis* und Kosten* inkl."),
+        ("<p>~20 \u{b0}C, ~30 \u{b0}C</p>", "~20 \u{b0}C, ~30 \u{b0}C"),
+        ("<p>@_user and _id_</p>", "@\\_user and \\_id\\_"),
+        ("<p>2*3*4</p>", "2\\*3\\*4"),
+        ("<p>*Hinweis: a*b</p>", "\\*Hinweis: a\\*b"),
+        ("<p>a ~b~ c</p>", "a \\~b\\~ c"),
+        // A symbol beyond ASCII is punctuation to some readers, not to others: to those,
+        // `x*\u{a9}` may open.
+        ("<p>x*\u{a9}y z*</p>", "x\\*\u{a9}y z\\*"),
+        // Every run counts, those of code spans and formulas too (a formula is text to a
+        // reader without math): the text's stars are then escaped where the order pairs them.
+        ("<p>x* <code>a</code> *y</p>", "x* `a` *y"),
+        ("<p>*x <code>a*</code></p>", "\\*x `a*`"),
+    ] {
+        let (markdown, text) = both(&format!("<body>{html}</body>"));
+        assert_eq!(markdown, want, "{html}");
+        assert_eq!(read_back(&markdown).marks, marks(&text), "no mark made markup: {markdown}");
+    }
+    // A line of marks alone would be a rule or open a code fence: its first is escaped.
+    for html in ["<p>***</p>", "<p>a<br>*** *<br>b</p>", "<p>Text<br>~~~~ Kapitel ~~~~<br>mehr</p>", "<p>a<br><b>~</b>~~</p>"] {
+        let (markdown, text) = both(&format!("<body>{html}</body>"));
+        let read = read_back(&markdown);
+        assert_eq!(read.marks, marks(&text), "{html}: {markdown}");
+        assert!(read.code_blocks.is_empty(), "{html}: {markdown}");
+    }
 }
 
 #[test]
@@ -581,6 +614,7 @@ fn the_same_page_gives_the_same_bytes() {
 fn page() -> impl Strategy<Value = String> {
     let word = prop::sample::select(vec![
         "alpha", "1.", "#", "-", "*x*", "_y_", "a|b", "`c`", "[d](e)", "<b>", "&amp;", "<", "&", "amp;", "$5", "~", "\\", "x_y", "10)", ">", "===", "3", ".",
+        "a*b", "c*", "~1", "\u{a9}*", "_", "***", "~~~",
     ]);
     let text = prop::collection::vec(word, 1..5).prop_map(|w| html_escape::encode_text(&w.join(" ")).to_string());
     let leaf = text.prop_map(|t| format!("<span>{t}</span>"));

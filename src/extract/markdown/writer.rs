@@ -55,14 +55,21 @@ impl Line {
 }
 
 /// Escapes the paired marks left bare in `lines`, read as one stretch of inline text (a
-/// paragraph, or a table's row written as a line): those of a kind the stretch holds twice or
-/// more (counting those escaped already and those of code spans, formulas and link targets).
+/// paragraph, or a table's row written as a line): those of a kind that may pair there. A code
+/// span's `` ` `` and a formula's `$` pair with any other of a kind, so those are escaped where
+/// the stretch holds two or more (counting those escaped already and those of code spans,
+/// formulas and link targets); emphasis and strikethrough (`*`, `_`, `~`) only where a run of
+/// them that may open comes before one that may close ([`may_pair_as_emphasis`]).
 pub(super) fn escape_paired(lines: &mut [Line]) {
     if lines.iter().all(|line| line.bare_marks.is_empty()) {
         return;
     }
     let count = |mark: u8| lines.iter().map(|line| line.text.bytes().filter(|&b| b == mark).count()).sum::<usize>();
-    let paired: Vec<u8> = PAIRED_MARKS.into_iter().filter(|&mark| count(mark) > 1).collect();
+    let may_pair = |mark: u8| match mark {
+        b'*' | b'_' | b'~' => may_pair_as_emphasis(lines, mark),
+        _ => count(mark) > 1,
+    };
+    let paired: Vec<u8> = PAIRED_MARKS.into_iter().filter(|&mark| may_pair(mark)).collect();
     for line in lines {
         for at in std::mem::take(&mut line.bare_marks).into_iter().rev() {
             if line.text.as_bytes().get(at).is_some_and(|b| paired.contains(b)) {
@@ -72,9 +79,74 @@ pub(super) fn escape_paired(lines: &mut [Line]) {
     }
 }
 
+/// Whether `lines`, read as one stretch, hold a run of `mark` (`*`, `_` or `~`) that may open
+/// emphasis or strikethrough before one that may close it, by CommonMark's flanking rules
+/// (GFM reads `~` as `*`). Every unescaped run counts, those of code spans and formulas too;
+/// a character beside a run that parsers read differently, and a line's edge, is read each
+/// way it may be ([`readings`]), so a run is left bare only where no reader pairs it.
+fn may_pair_as_emphasis(lines: &[Line], mark: u8) -> bool {
+    let mut opener_seen = false;
+    for line in lines {
+        let text = line.text.as_str();
+        let mut at = 0;
+        while let Some(found) = text[at..].find(char::from(mark)) {
+            let start = at + found;
+            let end = start + text[start..].bytes().take_while(|&b| b == mark).count();
+            at = end;
+            let backslashes = text[..start].bytes().rev().take_while(|&b| b == b'\\').count();
+            // An escaped mark opens nothing; the run is the marks after it.
+            let start = start + backslashes % 2;
+            if start == end {
+                continue;
+            }
+            let (before, after) = (text[..start].chars().next_back(), text[end..].chars().next());
+            let (mut may_open, mut may_close) = (false, false);
+            for &(before_space, before_punct) in readings(before) {
+                for &(after_space, after_punct) in readings(after) {
+                    let left = !after_space && (!after_punct || before_space || before_punct);
+                    let right = !before_space && (!before_punct || after_space || after_punct);
+                    // `_` inside a word opens and closes nothing.
+                    let (opens, closes) = match mark {
+                        b'_' => (left && (!right || before_punct), right && (!left || after_punct)),
+                        _ => (left, right),
+                    };
+                    may_open |= opens;
+                    may_close |= closes;
+                }
+            }
+            if opener_seen && may_close {
+                return true;
+            }
+            opener_seen |= may_open;
+        }
+    }
+    false
+}
+
+/// How CommonMark readers may take a character beside a run of marks: as (whitespace,
+/// punctuation). They agree on ASCII and on letters and digits; beyond those, some count
+/// symbols as punctuation and some not, and spaces differ, so such a character is read each
+/// way. `None`, a line's edge, and a line break are read as anything: a line may be joined to
+/// another, and a cell's line break is written `<br>`.
+fn readings(beside: Option<char>) -> &'static [(bool, bool)] {
+    const SPACE: &[(bool, bool)] = &[(true, false)];
+    const PUNCTUATION: &[(bool, bool)] = &[(false, true)];
+    const OTHER: &[(bool, bool)] = &[(false, false)];
+    const PUNCTUATION_OR_OTHER: &[(bool, bool)] = &[(false, true), (false, false)];
+    const ANY: &[(bool, bool)] = &[(true, false), (false, true), (false, false)];
+    match beside {
+        None | Some('\n') => ANY,
+        Some(c) if c.is_ascii_whitespace() => SPACE,
+        Some(c) if c.is_ascii_punctuation() => PUNCTUATION,
+        Some(c) if c.is_alphanumeric() => OTHER,
+        Some(c) if c.is_whitespace() => ANY,
+        Some(_) => PUNCTUATION_OR_OTHER,
+    }
+}
+
 /// Marks that make inline markup only in pairs: emphasis (`*`, `_`), strikethrough (`~`), a
 /// code span (`` ` ``) and math (`$`). One alone in a paragraph stays text, so it is escaped
-/// only where its paragraph holds another.
+/// only where another of its paragraph may pair with it ([`escape_paired`]).
 const PAIRED_MARKS: [u8; 5] = [b'*', b'_', b'~', b'`', b'$'];
 
 impl Blocks {
@@ -310,7 +382,7 @@ pub(super) fn escape_text(text: &str, at_line_start: bool, in_link_text: bool, o
 }
 
 /// Writes the start of a line that would open a block (`# `, `> `, `- `, `+ `, `* `, `1. `,
-/// `===`, `_ _ _`) escaped; returns the rest of the text.
+/// `===`, `***`, `_ _ _`, `~~~`) escaped; returns the rest of the text.
 fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
     let bytes = text.as_bytes();
     let Some(&first) = bytes.first() else { return text };
@@ -328,14 +400,16 @@ fn escape_line_start<'t>(text: &'t str, out: &mut String) -> &'t str {
             out.push('\\');
             text
         }
-        // A bullet, or a rule (`* * *`, which holds other stars for the paragraph to escape).
-        b'*' if ends_or_space(next) => {
-            out.push_str("\\*");
+        // A bullet, or a rule (`* * *`, `***`, `___`), whose other marks pair with nothing and
+        // are left bare: escaping the first breaks the rule.
+        b'*' | b'_' if (first == b'*' && ends_or_space(next)) || bytes.iter().all(|&b| b == first || b == b' ') => {
+            out.push('\\');
+            out.push(char::from(first));
             &text[1..]
         }
-        // A rule (`_ _ _`), whose marks between spaces are left bare.
-        b'_' if bytes.iter().all(|&b| b == b'_' || b == b' ') => {
-            out.push_str("\\_");
+        // A code fence (`~~~`, also where the next run of text adds the third tilde).
+        b'~' if text.starts_with("~~~") || bytes.iter().all(|&b| b == b'~') => {
+            out.push_str("\\~");
             &text[1..]
         }
         b'-' | b'+' | b'=' => {
