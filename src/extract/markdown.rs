@@ -25,7 +25,7 @@ mod table;
 mod tex;
 mod writer;
 use tex::{write_formula, write_with_tex};
-use writer::{Blocks, Kind, Line, escape_closing_hashes, escape_text};
+use writer::{Blocks, CodeSpan, Kind, Line, escape_closing_hashes, escape_text};
 
 /// What the Markdown holds besides the text and its structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -435,14 +435,24 @@ impl<'a> Renderer<'a> {
         if code.is_empty() {
             return;
         }
+        // Right after another code span the two backtick runs would read as one (``` then `
+        // is ````, which closes neither span): where the text parts the two, a space keeps
+        // them apart; where it joins them (`<code>a</code><code>b</code>` inside a `code` that
+        // holds a block), they are one span, so the words stay those of the text.
+        if let Some(last) = out.last_code_span.take_if(|last| last.end == out.inline.len()) {
+            if space {
+                out.last_code_span = Some(last);
+            } else {
+                out.inline.truncate(last.start);
+                code.insert_str(0, &last.code);
+            }
+        }
         let ticks = "`".repeat(longest_run(&code, '`') + 1);
         let pad = if code.starts_with('`') || code.ends_with('`') { " " } else { "" };
-        // Right after another code span the two backtick runs would read as one (``` then `
-        // is ````, which closes neither span): a space keeps them apart. A backtick separates
-        // words already, so the words stay those of the text.
-        let space = space || out.inline.len() == out.code_span_end;
-        out.raw(&format!("{ticks}{pad}{code}{pad}{ticks}"), space);
-        out.code_span_end = out.inline.len();
+        let span = format!("{ticks}{pad}{code}{pad}{ticks}");
+        out.raw(&span, space);
+        let end = out.inline.len();
+        out.last_code_span = Some(CodeSpan { start: end - span.len(), end, code });
     }
 
     /// The kept leaves under `id`, joined as the text column joins them.

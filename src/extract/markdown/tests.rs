@@ -668,4 +668,8 @@ fn code_spans_side_by_side_stay_two_spans() {
         })
         .collect();
     assert_eq!(spans, ["make", "test"]);
+    // Where the text joins them (inside a `code` that holds a block), they are one span.
+    let (markdown, text) = both("<body><code><code>alpha</code><code>3</code><p>beta</p></code></body>");
+    assert_eq!(markdown, "`alpha3`\n\nbeta");
+    assert_eq!(read_back(&markdown).words, words(&text));
 }

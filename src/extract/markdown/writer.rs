@@ -16,8 +16,8 @@ pub(super) struct Blocks {
     done: Vec<(Kind, String)>,
     /// The running paragraph, already escaped.
     pub(super) inline: String,
-    /// The length of `inline` when a code span was last written at its end.
-    pub(super) code_span_end: usize,
+    /// The code span written last into `inline`.
+    pub(super) last_code_span: Option<CodeSpan>,
     /// A link's text: its brackets are all escaped ([`escape_text`]).
     in_link_text: bool,
     /// Every paired mark escaped where it stands ([`PAIRED_MARKS`]): in a link's text, and in
@@ -31,6 +31,13 @@ pub(super) struct Blocks {
     unescaped_marks: Vec<usize>,
     /// With `one_line`: a finished paragraph's index in `done` and its paired marks left bare.
     held_marks: Vec<(usize, Vec<usize>)>,
+}
+
+/// A code span in the running paragraph: where its Markdown starts and ends, and its code.
+pub(super) struct CodeSpan {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) code: String,
 }
 
 /// A line of Markdown (a heading's, a table cell's) and where it holds a paired mark left bare,
@@ -247,7 +254,7 @@ impl Blocks {
         }
         self.inline = paragraph.text;
         self.inline.clear();
-        self.code_span_end = 0;
+        self.last_code_span = None;
     }
 
     pub(super) fn block(&mut self, markdown: String, kind: Kind) {
